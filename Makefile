@@ -1,0 +1,49 @@
+# bosun: `make run` plays, `make test` checks everything. Both set themselves up first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Debian packages the tests drive for real; installed when running as root.
+DEB_PACKAGES := mosquitto mosquitto-clients chromium
+PYTEST_ARGS ?=
+
+.PHONY: setup system-packages run test lint format clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing bosun and its test tools into $(VENV) ..."
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+system-packages:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Debian packages:$$missing"; \
+	  (apt-get install -y -qq $$missing >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null && apt-get install -y -qq $$missing >/dev/null)) || \
+	  { echo "could not install:$$missing" >&2; exit 1; }; \
+	else \
+	  echo "note: the broker and browser tests need:$$missing" >&2; \
+	  echo "      install them with your package manager (Debian: sudo apt-get install$$missing)" >&2; \
+	fi
+
+run: setup
+	$(BIN)/bosun play riffraff
+
+test: setup system-packages lint
+	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

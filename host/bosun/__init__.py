@@ -1,0 +1,3 @@
+"""bosun: a referee for physical tabletop games."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,33 @@
+"""The `bosun` command: one subcommand a module in bosun.commands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Each module defines `register(subparsers)`; the parser it adds sets `run(args) -> int`.
+COMMANDS = ("replay", "play", "simulate")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bosun", description="A referee for physical tabletop games."
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"bosun.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The subcommands of `bosun`, one module each."""

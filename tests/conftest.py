@@ -1,0 +1,42 @@
+"""Shared test plumbing: tiers by folder, and CI's rule that nothing may be skipped."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+TIER_MARKERS = {"micropython": "micropython", "integration": "broker", "browser": "browser"}
+
+
+def require_executable(name: str, how_to_install: str) -> str:
+    """The path of a tool a test drives for real; skip without it, but fail under CI."""
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found:
+        return found
+    message = f"{name} is not installed ({how_to_install})"
+    if IN_CI:
+        pytest.fail(f"CI needs {message}")
+    pytest.skip(message)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = Path(item.fspath).relative_to(REPO / "tests").parts[0]
+        if tier in TIER_MARKERS:
+            item.add_marker(TIER_MARKERS[tier])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, where nothing may be skipped: {reason}"
