@@ -25,6 +25,18 @@ def require_executable(name: str, how_to_install: str) -> str:
     pytest.skip(message)
 
 
+@pytest.fixture
+def mosquitto():
+    """A private, real mosquitto broker on a free loopback port (stop/restart allowed)."""
+    from bosun.bus.broker import MosquittoBroker, find_mosquitto
+
+    if find_mosquitto() is None:
+        require_executable("mosquitto", "Debian: apt-get install mosquitto")
+    broker = MosquittoBroker().start()
+    yield broker
+    broker.close()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = Path(item.fspath).relative_to(REPO / "tests").parts[0]

@@ -1,0 +1,1 @@
+"""The message bus: brokers, the MQTT link of the host, and the serial bridge."""
