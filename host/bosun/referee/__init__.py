@@ -1,0 +1,1 @@
+"""Table referees: ship events and player inputs in, game actions, LED prompts and flags out."""

@@ -1,0 +1,538 @@
+"""The Riff Raff table referee: fuses ship events and player inputs with the rules engine.
+
+Deterministic: its decisions depend only on the order of its inputs (ship events, player
+inputs, timer ticks, ship status) and the times passed with them, so replaying a table's
+stored inputs rebuilds exactly the same referee after a crash.
+
+- a `place` in the target zone during a turn is a `load`, the item named by weight among the
+  active player's supply (RR8); elsewhere, or outside a turn, it is flagged (RR10);
+- a `leaving` flashes the ship at once and holds the settle window;
+- a confirmed `fall` opens a short episode that gathers cascading falls and what lands on the
+  table; it then becomes one `fall` action: the pieces named by weight among those aboard,
+  fallen (landed) told from caught (never landed) by the table sensor (RR11-RR13);
+- the settle window (RR14) is counted down on the LEDs, then the turn ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bosun.games import Rejected
+from bosun.games.match import Match
+from bosun.games.riffraff import ITEMS
+from bosun.referee import effects as fx
+from bosun.referee.effects import Effect, feed
+from bosun.referee.weights import name_group, name_piece
+from bosun.tables import TableConfig
+
+# Pieces from the top yard reach the table ~250 ms after leaving; the detector confirms a fall
+# ~300 ms after it left. Waiting this long after the last fall catches late landings, bounces
+# and pieces that follow one another off the ship, so one tumble is one fall action (RR11).
+FALL_EPISODE_MS = 900
+# A `leaving` is always followed by a fall or a shift; if neither came, stop holding the turn.
+LEAVING_HOLD_MS = 2500
+# Default weights when a table has not been calibrated yet (the simulator's defaults agree).
+DEFAULT_ITEM_GRAMS = {
+    "boat": 11.8,
+    "barrel": 6.1,
+    "bottle": 4.3,
+    "crate": 7.4,
+    "chest": 9.6,
+    "plank": 5.2,
+    "sailor": 3.4,
+    "rat": 2.6,
+}
+
+
+@dataclass
+class Flag:
+    """A referee decision waiting for a person: what happened and what they may answer."""
+
+    id: str
+    kind: str
+    text: str
+    options: list[str]
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "text": self.text, "options": list(self.options)}
+
+
+@dataclass
+class FallEpisode:
+    """Everything that left the ship and reached the table in one tumble."""
+
+    player: str | None
+    started_ms: int
+    deadline_ms: int
+    left_g: float = 0.0
+    zones: set[int] = field(default_factory=set)
+    landed_g: float = 0.0
+    impacts: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class RiffRaffTable:
+    """One table's referee for Riff Raff. Every method returns the effects it decided."""
+
+    def __init__(self, config: TableConfig, setup: dict[str, Any]) -> None:
+        self.config = config
+        self.item_grams = {**DEFAULT_ITEM_GRAMS, **config.items}
+        self.match = Match()
+        self.match.submit(setup)
+        self.online = True
+        self.flags: dict[str, Flag] = {}
+        self._next_flag = 1
+        self.episode: FallEpisode | None = None
+        self.held_events: list[dict[str, Any]] = []
+        self.settle_deadline_ms: int | None = None
+        self.leaving_since_ms: int | None = None
+        self.expected_removals: list[dict[str, Any]] = []
+        self._last_led: dict[str, Any] | None = None
+
+    # -- what the runtime asks -----------------------------------------------------------
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return self.match.view()
+
+    def player_view(self, player: str) -> dict[str, Any]:
+        return self.match.view(player)
+
+    @property
+    def is_over(self) -> bool:
+        return self.match.is_over
+
+    def next_deadline_ms(self) -> int | None:
+        """When `on_timer` must next be called, if ever."""
+        if not self.online:
+            return None
+        deadlines = [
+            d
+            for d in (
+                self.episode.deadline_ms if self.episode else None,
+                self.settle_deadline_ms,
+                self.leaving_since_ms + LEAVING_HOLD_MS if self.leaving_since_ms else None,
+            )
+            if d is not None
+        ]
+        return min(deadlines, default=None)
+
+    def referee_state(self) -> dict[str, Any]:
+        """The referee's own public picture next to the game's: flags, countdown, pause."""
+        return {
+            "online": self.online,
+            "flags": [flag.public() for flag in self.flags.values()],
+            "settle_deadline_ms": self.settle_deadline_ms,
+            "settle_s": self.config.settle_s,
+            "fall_in_progress": self.episode is not None or self.leaving_since_ms is not None,
+            "colours": {seat.name: seat.colour for seat in self.config.players},
+        }
+
+    # -- ship events ---------------------------------------------------------------------
+
+    def on_ship_event(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        kind = event.get("type")
+        if kind in ("place", "shift") and self.episode is not None:
+            self.held_events.append(event)  # after the tumble is settled
+            return []
+        handler = getattr(self, f"_ship_{kind}", None)
+        if handler is None:
+            return [feed(f"ship reported {kind!r}; nothing to referee", level="debug")]
+        return handler(event, now_ms)
+
+    def _ship_place(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        view = self.view
+        zone, grams = event.get("zone"), float(event.get("grams", 0.0))
+        if view["phase"] != "turn":
+            text = f"{grams:.1f} g put on zone {zone} with no turn open (RR10): take it off"
+            return [self._flag("stray", text, ["removed"], {"zone": zone, "grams": grams})]
+        player, target = view["turn"], view["target_zone"]
+        if zone != target:
+            text = (
+                f"{player} placed {grams:.1f} g on zone {zone}, but their card is {target} "
+                f"(RR10). Count it as loaded on zone {target}, or take it off?"
+            )
+            data = {"zone": zone, "grams": grams, "player": player}
+            return [self._flag("wrong_zone", text, ["count", "removed"], data)]
+        return self._load(player, target, grams, now_ms)
+
+    def _load(self, player: str, zone: int, grams: float, now_ms: int) -> list[Effect]:
+        supply = self.view["players"][player]["items"]
+        candidates = {item: self.item_grams[item] for item in ITEMS if supply[item] > 0}
+        naming = name_piece(grams, candidates)
+        if naming is None:
+            return [feed(f"{player} has no pieces left to load", level="warning")]
+        item = naming.items[0]
+        out = self._submit({"type": "load", "player": player, "zone": zone, "item": item})
+        if not any(e.kind == fx.ACTION for e in out):
+            return out
+        out.append(feed(f"{player} loaded a {item} ({grams:.1f} g) on zone {zone}", rule="RR8"))
+        if naming.ambiguous:
+            others = [alt[0] for alt in naming.alternatives if alt[0] != item]
+            out.append(
+                self._flag(
+                    "which_item",
+                    f"{grams:.1f} g on zone {zone}: the referee says {item}"
+                    + (f", but it could be {' or '.join(others)}" if others else "")
+                    + ". Confirm or correct.",
+                    ["confirm", *others],
+                    {"index": len(self.match.log) - 1, "item": item},
+                )
+            )
+        view = self.view
+        if view["turn"] == player and view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+            out += self._start_settle(now_ms)
+        return out
+
+    def _ship_leaving(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        self.leaving_since_ms = now_ms
+        grams = float(event.get("grams", 0.0))
+        return [
+            Effect(fx.LED, {"cmd": "led", "pattern": "fall"}),
+            feed(f"{grams:.1f} g leaving the ship", level="warning"),
+        ]
+
+    def _ship_shift(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        self.leaving_since_ms = None
+        out = [
+            feed(
+                f"{float(event.get('grams', 0.0)):.1f} g moved from zone {event.get('from')} to "
+                f"zone {event.get('to')} and stayed aboard: not a fall",
+                rule="RR13",
+            )
+        ]
+        return out + self._prompt()
+
+    def _ship_fall(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        self.leaving_since_ms = None
+        if self._absorbs_removal(event):
+            return [feed(f"{float(event.get('grams', 0.0)):.1f} g taken off by hand, as agreed")]
+        view = self.view
+        player = view["turn"] if view["phase"] == "turn" else view["last_turn"]
+        if self.episode is None:
+            self.episode = FallEpisode(player=player, started_ms=now_ms, deadline_ms=now_ms)
+            self.settle_deadline_ms = None
+        episode = self.episode
+        episode.deadline_ms = now_ms + FALL_EPISODE_MS
+        episode.left_g += float(event.get("grams", 0.0))
+        episode.zones.update(int(z) for z in event.get("zones", []) if isinstance(z, int))
+        episode.events.append(event)
+        return [
+            Effect(fx.LED, {"cmd": "led", "pattern": "fall"}),
+            feed(
+                f"{float(event.get('grams', 0.0)):.1f} g fell off the ship",
+                level="warning",
+                rule="RR11",
+            ),
+        ]
+
+    def _ship_land(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        grams = event.get("grams")
+        if self.episode is None:
+            if self.leaving_since_ms is not None:
+                self.episode = FallEpisode(
+                    player=None, started_ms=now_ms, deadline_ms=now_ms + FALL_EPISODE_MS
+                )
+            else:
+                return [feed("something landed on the table, nothing left the ship", "debug")]
+        if isinstance(grams, (int, float)):
+            self.episode.landed_g += float(grams)
+        self.episode.impacts += 1
+        return []
+
+    def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        return [
+            feed(
+                "a hand touched the ship (RR10: pieces aboard may not be touched)",
+                level="warning",
+                rule="RR10",
+            )
+        ]
+
+    def _ship_fault(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        where = f" on zone {event['zone']}" if "zone" in event else ""
+        reason = event.get("reason") or event.get("detail") or "sensor fault"
+        return [feed(f"sensor fault{where}: {reason}", level="error")]
+
+    def _ship_knock(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        return [feed("a knock on the table; nothing left the ship", level="debug")]
+
+    # -- time ----------------------------------------------------------------------------
+
+    def on_timer(self, now_ms: int) -> list[Effect]:
+        if not self.online:
+            return []
+        out: list[Effect] = []
+        if self.leaving_since_ms is not None and now_ms >= self.leaving_since_ms + LEAVING_HOLD_MS:
+            self.leaving_since_ms = None
+            out += self._prompt()
+        if self.episode is not None and now_ms >= self.episode.deadline_ms:
+            out += self._settle_fall(now_ms)
+        if (
+            self.settle_deadline_ms is not None
+            and now_ms >= self.settle_deadline_ms
+            and self.leaving_since_ms is None
+            and self.episode is None
+        ):
+            self.settle_deadline_ms = None
+            view = self.view
+            if view["phase"] == "turn":
+                out += self._submit({"type": "end_turn", "player": view["turn"]})
+                out += self._after_turn_change()
+        return out
+
+    def _start_settle(self, now_ms: int) -> list[Effect]:
+        """RR14: the turn ends once the last piece rests and the window has passed."""
+        settle_s = self.config.settle_s
+        self.settle_deadline_ms = now_ms + settle_s * 1000
+        if settle_s == 0:
+            return self.on_timer(now_ms)
+        view = self.view
+        return [
+            Effect(
+                fx.LED,
+                {
+                    "cmd": "led",
+                    "pattern": "countdown",
+                    "zone": view["target_zone"],
+                    "colour": self.config.colour_of(view["turn"]),
+                    "seconds": settle_s,
+                },
+            )
+        ]
+
+    def _settle_fall(self, now_ms: int) -> list[Effect]:
+        episode, self.episode = self.episode, None
+        view = self.view
+        player = view["turn"] if view["phase"] == "turn" else view["last_turn"]
+        if player is None:
+            return [feed("weight left the ship before anyone loaded: ignored", "warning")]
+        aboard = self._aboard(episode.zones)
+        fell = name_group(episode.left_g, aboard, self.item_grams)
+        fallen, caught, how = self._split_landed(fell.items, episode)
+        action = {"type": "fall", "player": player, "fallen": fallen, "caught": caught}
+        out = self._submit(action)
+        if any(e.kind == fx.ACTION for e in out):
+            out.append(feed(self._describe_fall(player, fallen, caught, how), rule="RR12"))
+            if fell.ambiguous or how == "guessed":
+                out.append(
+                    self._flag(
+                        "which_fell",
+                        f"{episode.left_g:.1f} g left the ship: the referee says "
+                        f"{self._describe_fall(player, fallen, caught, how)}. Confirm, or undo and "
+                        "correct it.",
+                        ["confirm"],
+                        {"action": action},
+                    )
+                )
+            out += self._after_turn_change()
+        for event in self.held_events:
+            out += self.on_ship_event(event, now_ms)
+        self.held_events = []
+        return out
+
+    def _aboard(self, zones: set[int]) -> list[str]:
+        """Pieces aboard, oldest first; those in the zones that lost weight when known."""
+        ship = self.view["ship"]
+        chosen = [z for z in range(1, 11) if z in zones and ship[str(z)]] or range(1, 11)
+        return [item for z in chosen for item in ship[str(z)]]
+
+    def _split_landed(
+        self, pieces: tuple[str, ...], episode: FallEpisode
+    ) -> tuple[list[str], list[str], str]:
+        """Fallen (reached the table) versus caught (never landed), by what the table felt."""
+        sensor = self.config.table_sensor
+        if sensor in ("mat", "both") and episode.landed_g > 0.3:
+            landed = name_group(episode.landed_g, list(pieces), self.item_grams, allow_empty=True)
+            rest = list(pieces)
+            for item in landed.items:
+                rest.remove(item)
+            return list(landed.items), rest, "weighed"
+        if sensor in ("mat", "both"):
+            return [], list(pieces), "weighed"
+        if sensor == "piezo":
+            if episode.impacts == 0:
+                return [], list(pieces), "heard"
+            if episode.impacts >= len(pieces):
+                return list(pieces), [], "heard"
+            heaviest = sorted(pieces, key=lambda i: -self.item_grams[i])
+            return heaviest[: episode.impacts], heaviest[episode.impacts :], "guessed"
+        return list(pieces), [], "guessed"
+
+    def _describe_fall(self, player: str, fallen: list[str], caught: list[str], how: str) -> str:
+        parts = []
+        if fallen:
+            parts.append(f"{', '.join(fallen)} reached the table (to {player}'s supply)")
+        if caught:
+            parts.append(f"{player} caught {', '.join(caught)}")
+        return "; ".join(parts) or "nothing identified"
+
+    # -- player inputs -------------------------------------------------------------------
+
+    def on_input(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
+        """A request from `seat`'s page; raises Rejected with a reason for the player."""
+        if not self.online and request.get("type") in ("card", "announce", "captain", "next"):
+            raise Rejected("the table is paused: the ship is offline")
+        kind = request.get("type")
+        if kind in ("card", "announce"):
+            field_name = "value" if kind == "card" else "pieces"
+            action = {"type": kind, "player": seat, field_name: request.get(field_name)}
+        elif kind in ("captain", "next"):
+            action = {"type": kind, "by": seat, "player": request.get("player")}
+        elif kind == "confirm":
+            return self._answer_flag(seat, request, now_ms)
+        elif kind == "undo":
+            return self._undo(seat, request)
+        else:
+            raise Rejected(f"unknown request {kind!r}")
+        out = self._submit(action, by_player=True)
+        out += self._after_turn_change() if kind != "announce" else self._prompt()
+        return out
+
+    def _answer_flag(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
+        flag = self.flags.get(str(request.get("flag")))
+        if flag is None:
+            raise Rejected("that question has already been answered or does not exist")
+        option = request.get("option")
+        if option not in flag.options:
+            raise Rejected(f"answer one of: {', '.join(flag.options)}")
+        del self.flags[flag.id]
+        out = [Effect(fx.FLAG_CLOSED, {"id": flag.id, "option": option, "by": seat})]
+        if flag.kind == "wrong_zone" and option == "count":
+            view = self.view
+            if view["phase"] == "turn" and view["turn"] == flag.data["player"]:
+                out += self._load(
+                    flag.data["player"], view["target_zone"], flag.data["grams"], now_ms
+                )
+        elif flag.kind in ("wrong_zone", "stray") and option == "removed":
+            self.expected_removals.append({"zone": flag.data["zone"], "grams": flag.data["grams"]})
+        elif flag.kind == "which_item" and option != "confirm":
+            out += self._correct_last_load(seat, flag, option)
+        return out
+
+    def _correct_last_load(self, seat: str, flag: Flag, item: str) -> list[Effect]:
+        index = flag.data["index"]
+        corrected = {**self.match.log[index], "item": item}
+        return self._rewrite(seat, index, corrected, f"it was a {item}, not a {flag.data['item']}")
+
+    def _rewrite(self, seat: str, index: int, corrected: dict, reason: str) -> list[Effect]:
+        """Replace the action at `index`: undo back to it, then redo with the correction."""
+        later = self.match.log[index + 1 :]
+        rebuilt = Match()
+        try:
+            for action in [*self.match.log[:index], corrected, *later]:
+                rebuilt.submit(action)
+        except Rejected as why:
+            raise Rejected(f"that correction does not fit what happened since: {why}") from None
+        undone = list(reversed(self.match.log[index:]))
+        self.match = rebuilt
+        out = [Effect(fx.UNDO, {"action": a, "reason": reason, "by": seat}) for a in undone]
+        out += [Effect(fx.ACTION, a) for a in [corrected, *later]]
+        out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
+        return out + self._prompt()
+
+    def _undo(self, seat: str, request: dict[str, Any]) -> list[Effect]:
+        reason = request.get("reason")
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > 200:
+            raise Rejected("say why (1-200 characters) when undoing a decision")
+        if len(self.match.log) <= 1:
+            raise Rejected("there is nothing to undo")
+        undone = self.match.log[-1]
+        rebuilt = Match()
+        for action in self.match.log[:-1]:
+            rebuilt.submit(action)
+        self.match = rebuilt
+        self.settle_deadline_ms = None
+        return [
+            Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": seat}),
+            feed(f"{seat} undid {undone['type']} ({reason.strip()})", level="warning"),
+            *self._prompt(),
+        ]
+
+    # -- ship status ---------------------------------------------------------------------
+
+    def on_status(self, online: bool, now_ms: int) -> list[Effect]:
+        if online == self.online:
+            return []
+        self.online = online
+        if not online:
+            return [feed("the ship is offline: the table is paused", level="error")]
+        out = [feed("the ship is back online: the table resumes")]
+        if self.settle_deadline_ms is not None:  # restart the window in full
+            self.settle_deadline_ms = now_ms + self.config.settle_s * 1000
+        return out + self._prompt(force=True)
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _submit(self, action: dict[str, Any], by_player: bool = False) -> list[Effect]:
+        try:
+            self.match.submit(action)
+        except Rejected as reason:
+            if by_player:
+                raise
+            return [
+                Effect(fx.REJECTED, {"action": action, "reason": str(reason)}),
+                self._flag(
+                    "refused",
+                    f"the referee's own decision was refused: {reason}",
+                    ["acknowledge"],
+                    {"action": action},
+                ),
+            ]
+        return [Effect(fx.ACTION, action)]
+
+    def _after_turn_change(self) -> list[Effect]:
+        view = self.view
+        out: list[Effect] = []
+        if view["phase"] == "over":
+            winners = view["winners"]
+            out.append(
+                feed(f"{' and '.join(winners)} won!", rule="RR15" if view["round"] < 10 else "RR16")
+            )
+        return out + self._prompt()
+
+    def _prompt(self, force: bool = False) -> list[Effect]:
+        """The LED command for the game's present state, when it differs from the last one."""
+        view = self.view
+        if view["phase"] == "turn":
+            command = {
+                "cmd": "led",
+                "pattern": "target",
+                "zone": view["target_zone"],
+                "colour": self.config.colour_of(view["turn"]),
+            }
+        elif view["phase"] == "over":
+            command = {
+                "cmd": "led",
+                "pattern": "winner",
+                "colour": self.config.colour_of(view["winners"][0]),
+            }
+        elif view["phase"] == "decide":
+            command = {
+                "cmd": "led",
+                "pattern": "wait",
+                "colour": self.config.colour_of(view["pending"]["by"]),
+            }
+        else:
+            command = {"cmd": "led", "pattern": "wait", "colour": "#ffffff"}
+        if command == self._last_led and not force:
+            return []
+        self._last_led = command
+        return [Effect(fx.LED, command)]
+
+    def _flag(self, kind: str, text: str, options: list[str], data: dict[str, Any]) -> Effect:
+        flag = Flag(id=str(self._next_flag), kind=kind, text=text, options=options, data=data)
+        self._next_flag += 1
+        self.flags[flag.id] = flag
+        return Effect(fx.FLAG, flag.public())
+
+    def _absorbs_removal(self, event: dict[str, Any]) -> bool:
+        """A piece people agreed to take off by hand leaves without it being a fall."""
+        grams = float(event.get("grams", 0.0))
+        for expected in self.expected_removals:
+            if abs(expected["grams"] - grams) <= max(1.0, 0.12 * expected["grams"]):
+                self.expected_removals.remove(expected)
+                return True
+        return False

@@ -1,0 +1,113 @@
+"""The tables file: every table a service referees, in one TOML file people can edit.
+
+```toml
+[[table]]
+id = "t1"
+game = "riffraff"
+settle_s = 3
+players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#457b9d" }]
+
+[table.items]          # grams per piece, from calibration (the wizard writes these)
+rat = 2.6
+```
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+import tomlkit
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from bosun.games.base import MAX_NAME_LEN, describe_validation_error
+
+TableId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
+Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
+PlayerName = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_NAME_LEN, pattern=r"^[^\x00-\x1f]+$")
+]
+
+# Distinct on a dark dashboard and on WS2812s; one a seat, in seat order.
+SEAT_COLOURS = ("#e63946", "#2a9df4", "#f4d35e", "#7bd389")
+
+
+class TableConfigError(ValueError):
+    """The tables file is missing, unreadable or wrong; the message names the place."""
+
+
+class Seat(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: PlayerName
+    colour: Colour
+
+
+class TableConfig(BaseModel):
+    """One table: its id (the MQTT topic segment), game, seats and calibration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: TableId
+    game: Literal["riffraff", "montego-bay"] = "riffraff"
+    players: list[Seat] = Field(min_length=2, max_length=4)
+    captain: PlayerName | None = None  # RR3: the oldest player; the first seat if not given
+    settle_s: Literal[0, 3] = 0
+    table_sensor: Literal["mat", "piezo", "both", "none"] = "mat"
+    items: dict[str, float] = Field(default_factory=dict)
+    demo: bool = False  # a virtual ship with bot players
+
+    @property
+    def player_names(self) -> list[str]:
+        return [seat.name for seat in self.players]
+
+    def colour_of(self, player: str) -> str:
+        return next(seat.colour for seat in self.players if seat.name == player)
+
+
+class TablesFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: list[TableConfig] = Field(default_factory=list)
+
+
+def default_seats(names: list[str]) -> list[Seat]:
+    return [Seat(name=n, colour=SEAT_COLOURS[i % len(SEAT_COLOURS)]) for i, n in enumerate(names)]
+
+
+def load_tables(path: Path) -> list[TableConfig]:
+    """The tables of `path`; raises TableConfigError naming the file and the broken field."""
+    try:
+        document = tomlkit.parse(path.read_text(encoding="utf-8")).unwrap()
+    except OSError as err:
+        raise TableConfigError(f"{path}: cannot read ({err.strerror})") from None
+    except (tomlkit.exceptions.ParseError, UnicodeDecodeError) as err:
+        raise TableConfigError(f"{path}: not valid TOML ({err})") from None
+    try:
+        tables = TablesFile.model_validate(document).table
+    except ValidationError as err:
+        raise TableConfigError(f"{path}: {describe_validation_error(err)}") from None
+    ids = [t.id for t in tables]
+    if len(set(ids)) != len(ids):
+        raise TableConfigError(f"{path}: two tables share an id")
+    for t in tables:
+        names = t.player_names
+        if len(set(names)) != len(names):
+            raise TableConfigError(f"{path}: table {t.id} has two players with the same name")
+        if t.captain is not None and t.captain not in names:
+            raise TableConfigError(f"{path}: table {t.id}: captain {t.captain!r} is not seated")
+    return tables
+
+
+def save_table_items(path: Path, table_id: str, items: dict[str, float]) -> None:
+    """Write a table's calibrated item weights back into the file, keeping its comments."""
+    document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    for table in document.get("table", []):
+        if table.get("id") == table_id:
+            table["items"] = {name: round(grams, 2) for name, grams in items.items()}
+            break
+    else:
+        raise TableConfigError(f"{path}: no table {table_id!r}")
+    path.write_text(tomlkit.dumps(document), encoding="utf-8")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")[:32] or "table"
