@@ -1,0 +1,202 @@
+"""Item identification: which piece was placed, which pieces fell, from calibrated weights.
+
+`check_items(obj)` validates an items table (`{"rat": 2.6, "boat": 11.8, ...}`, grams a
+piece). `Cargo` keeps what the detector believes is aboard, zone by zone. `name_place` and
+`name_fall` pick the most likely piece or set of pieces for a weight change and say when the
+choice is ambiguous (two answers fit about equally well, or none fits) instead of guessing
+silently. Plain Python: it runs on the ESP32 too.
+"""
+
+from math import sqrt
+
+MAX_ITEM_GRAMS = 10000.0
+MAX_NAME_LENGTH = 40
+# The weighing error of one piece: a fixed part (noise, sway left in the settle window) and a
+# part proportional to the weight (calibration, creep, crosstalk). Tuned on the simulator.
+WEIGHING_ERROR_G = 0.35
+WEIGHING_ERROR_FRACTION = 0.03
+# Answers whose normalised errors differ by less than this are too close to call.
+AMBIGUITY_MARGIN = 1.0
+# An answer this many weighing errors off is no match at all.
+NO_MATCH_ERRORS = 4.0
+# At most this many pieces in one fall: more would be a shipwreck, not an event.
+MAX_PIECES_IN_A_FALL = 5
+
+
+def check_items(obj):
+    """A validated copy of an items table: item name -> grams a piece (ValueError if bad)."""
+    if not isinstance(obj, dict):
+        raise ValueError("items must be a JSON object of item name -> grams")
+    if not obj:
+        raise ValueError("items must name at least one item")
+    checked = {}
+    for name in obj:
+        weight = obj[name]
+        if not isinstance(name, str) or not name or len(name) > MAX_NAME_LENGTH:
+            raise ValueError(f"item name {name!r} must be 1-{MAX_NAME_LENGTH} characters")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise ValueError(f"item {name!r}: grams must be a number, not {weight!r}")
+        if weight != weight or not 0 < weight <= MAX_ITEM_GRAMS:
+            raise ValueError(
+                f"item {name!r}: grams must be above 0 and at most {MAX_ITEM_GRAMS:g}, "
+                f"not {weight!r}"
+            )
+        checked[name] = float(weight)
+    return checked
+
+
+def weighing_error_g(grams):
+    """The expected error (one sigma) of weighing `grams` on the ship."""
+    proportional = WEIGHING_ERROR_FRACTION * grams
+    return sqrt(WEIGHING_ERROR_G * WEIGHING_ERROR_G + proportional * proportional)
+
+
+def _sorted_names(items):
+    names = list(items)
+    names.sort()
+    return names
+
+
+def name_place(grams, items):
+    """(item, ambiguous, alternatives) for a piece of `grams` placed on the ship.
+
+    `alternatives` lists the other items that fit about as well (best first); it is empty
+    unless `ambiguous`. With no item within NO_MATCH_ERRORS the nearest is still named,
+    flagged ambiguous.
+    """
+    scored = []
+    for name in _sorted_names(items):
+        weight = items[name]
+        scored.append((abs(grams - weight) / weighing_error_g(weight), name))
+    scored.sort()
+    best_error, best = scored[0]
+    alternatives = []
+    for error, name in scored[1:]:
+        if error - best_error < AMBIGUITY_MARGIN:
+            alternatives.append(name)
+    ambiguous = bool(alternatives) or best_error > NO_MATCH_ERRORS
+    return best, ambiguous, alternatives
+
+
+class Cargo:
+    """What the detector believes is aboard: a list of item names per zone (1-based)."""
+
+    def __init__(self, n_zones):
+        self.n_zones = n_zones
+        self.zones = [[] for _ in range(n_zones + 1)]
+
+    def clear(self):
+        for pieces in self.zones:
+            del pieces[:]
+
+    def add(self, zone, item):
+        self.zones[zone].append(item)
+
+    def remove(self, zone, item):
+        """Take one `item` off `zone` (the most recently loaded one); False if none is there."""
+        pieces = self.zones[zone]
+        for k in range(len(pieces) - 1, -1, -1):
+            if pieces[k] == item:
+                del pieces[k]
+                return True
+        return False
+
+    def count(self):
+        return sum(len(pieces) for pieces in self.zones)
+
+    def counts_by_item(self):
+        counts = {}
+        for pieces in self.zones:
+            for item in pieces:
+                counts[item] = counts.get(item, 0) + 1
+        return counts
+
+    def as_dict(self):
+        """{zone: [items]} for zones holding something."""
+        out = {}
+        for zone in range(1, self.n_zones + 1):
+            if self.zones[zone]:
+                out[zone] = list(self.zones[zone])
+        return out
+
+
+def _multisets(names, limits, max_size):
+    """Yield every non-empty multiset of `names` (a list of counts) within `limits`."""
+    n = len(names)
+    counts = [0] * n
+
+    def walk(index, size):
+        if index == n:
+            if size:
+                yield list(counts)
+            return
+        top = limits[index]
+        if top > max_size - size:
+            top = max_size - size
+        for c in range(top + 1):
+            counts[index] = c
+            yield from walk(index + 1, size + c)
+        counts[index] = 0
+
+    yield from walk(0, 0)
+
+
+def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
+    """(pieces, ambiguous, alternatives) for `grams` that left the ship.
+
+    Chooses among `aboard_counts` ({item: pieces aboard}) when given and something fits,
+    else among any pieces. `zone_losses` ({zone: grams lost}) with `cargo` breaks ties in
+    favour of pieces that were on the zones that lost weight. `pieces` is a sorted list of
+    item names; `alternatives` a list of such lists.
+    """
+    names = _sorted_names(items)
+    candidates = []
+    if aboard_counts:
+        limits = [aboard_counts.get(name, 0) for name in names]
+        candidates = _score_sets(grams, items, names, limits, zone_losses, cargo)
+        if candidates and candidates[0][0] > NO_MATCH_ERRORS:
+            candidates = []  # nothing aboard fits: the detector's cargo list must be off
+    if not candidates:
+        limits = [MAX_PIECES_IN_A_FALL] * len(names)
+        candidates = _score_sets(grams, items, names, limits, None, None)
+    best_error, best = candidates[0]
+    alternatives = []
+    for error, pieces in candidates[1:4]:
+        if error - best_error < AMBIGUITY_MARGIN:
+            alternatives.append(pieces)
+    ambiguous = bool(alternatives) or best_error > NO_MATCH_ERRORS
+    return best, ambiguous, alternatives
+
+
+def _score_sets(grams, items, names, limits, zone_losses, cargo):
+    scored = []
+    for counts in _multisets(names, limits, MAX_PIECES_IN_A_FALL):
+        total = 0.0
+        pieces = []
+        for k in range(len(names)):
+            if counts[k]:
+                total += counts[k] * items[names[k]]
+                pieces.extend([names[k]] * counts[k])
+        error = abs(grams - total) / weighing_error_g(total)
+        # a set of many pieces that happens to add up is less likely than a few pieces
+        error += 0.25 * (len(pieces) - 1)
+        if zone_losses and cargo is not None:
+            error += _zone_misfit(pieces, zone_losses, cargo, items)
+        scored.append((error, pieces))
+    scored.sort()  # (error, sorted names) is a total order: the same on every Python
+    return scored
+
+
+def _zone_misfit(pieces, zone_losses, cargo, items):
+    """A penalty when the pieces cannot have come from the zones that lost weight."""
+    available = {}
+    for zone in zone_losses:
+        for item in cargo.zones[zone]:
+            available[item] = available.get(item, 0) + 1
+    missing = 0.0
+    for item in pieces:
+        if available.get(item, 0) > 0:
+            available[item] -= 1
+        else:
+            missing += 1.0
+    return missing
