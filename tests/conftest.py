@@ -37,6 +37,25 @@ def mosquitto():
     broker.close()
 
 
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A private, throwaway PostgreSQL cluster on a free loopback port, one per test worker."""
+    from postgres_server import PostgresCluster, find_postgres_bin
+
+    bin_dir = find_postgres_bin()
+    if bin_dir is None:
+        require_executable("initdb", "Debian: apt-get install postgresql")
+    cluster = PostgresCluster(bin_dir).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster) -> str:
+    """The URL of a fresh, empty database on the private PostgreSQL cluster."""
+    return postgres_cluster.new_database()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = Path(item.fspath).relative_to(REPO / "tests").parts[0]
