@@ -1,0 +1,129 @@
+"""Raw sensor samples packed for storage, and written back as DESIGN.md's trace CSV.
+
+A sample is `[t_ms, z1..z10, table_g, impact]`. Packed little-endian as one float64 (t_ms,
+the ship's clock) and twelve float32 (grams and impact; NaN = no mat / no piezo fitted):
+56 bytes. float32 keeps 7 significant digits, 0.001 g at 10 kg, finer than an HX711 reads;
+the CSV writer prints the shortest decimal that reads back to the same float32.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Iterable, Sequence
+
+from bosun.store.records import InvalidEntry
+
+SAMPLE = struct.Struct("<d12f")
+_F32 = struct.Struct("<f")
+CSV_HEADER = "t_ms,z1,z2,z3,z4,z5,z6,z7,z8,z9,z10,table_g,impact"
+COLUMNS_PER_ROW = 13
+# Bounds shared with shipsense.trace's reader, so that every stored row exports readably.
+MAX_ABS_GRAMS = 1000000.0
+MAX_T_MS = 1.0e11
+MAX_ROWS_PER_BATCH = 10000
+
+TraceRow = list  # [t_ms, z1..z10, table_g | None, impact | None]
+
+
+def _number(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidEntry(f"{where}: must be a number, not {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidEntry(f"{where}: {value!r} is not a finite number")
+    return number
+
+
+def pack_rows(rows: Sequence[Sequence[object]]) -> tuple[bytes, float, float]:
+    """Validate trace rows and pack them; returns (samples, first_t_ms, last_t_ms)."""
+    if not isinstance(rows, list | tuple):
+        raise InvalidEntry(f"trace rows must be a list, not {type(rows).__name__}")
+    if len(rows) > MAX_ROWS_PER_BATCH:
+        raise InvalidEntry(f"{len(rows)} trace rows in one batch; at most {MAX_ROWS_PER_BATCH}")
+    packed = bytearray(SAMPLE.size * len(rows))
+    previous_t_ms = None
+    for index, row in enumerate(rows):
+        where = f"trace row {index}"
+        if not isinstance(row, list | tuple) or len(row) != COLUMNS_PER_ROW:
+            raise InvalidEntry(
+                f"{where}: must be a list of {COLUMNS_PER_ROW} values "
+                "[t_ms, z1..z10, table_g, impact]"
+            )
+        t_ms = _number(row[0], f"{where}, t_ms")
+        if not 0 <= t_ms <= MAX_T_MS:
+            raise InvalidEntry(f"{where}, t_ms: {row[0]!r} ms is out of range")
+        if previous_t_ms is not None and not t_ms > previous_t_ms:
+            raise InvalidEntry(f"{where}, t_ms: {row[0]!r} is not after the previous row's")
+        previous_t_ms = t_ms
+        grams = []
+        for column in range(1, 12):
+            name = f"z{column}" if column <= 10 else "table_g"
+            if column == 11 and row[column] is None:
+                grams.append(math.nan)
+                continue
+            value = _number(row[column], f"{where}, {name}")
+            if abs(value) > MAX_ABS_GRAMS:
+                raise InvalidEntry(f"{where}, {name}: {row[column]!r} g is out of range")
+            grams.append(value)
+        impact = row[12]
+        if impact is None:
+            grams.append(math.nan)
+        elif impact in (0, 1) and isinstance(impact, int | float):
+            grams.append(float(impact))
+        else:
+            raise InvalidEntry(f"{where}, impact: must be 0, 1 or null, not {impact!r}")
+        SAMPLE.pack_into(packed, index * SAMPLE.size, t_ms, *grams)
+    first = rows[0][0] if rows else 0.0
+    return bytes(packed), float(first), float(previous_t_ms or 0.0)
+
+
+def unpack_rows(samples: bytes) -> list[TraceRow]:
+    """The rows of a packed batch, NaN given back as None."""
+    rows = []
+    for values in SAMPLE.iter_unpack(samples):
+        row = list(values)
+        if math.isnan(row[11]):
+            row[11] = None
+        row[12] = None if math.isnan(row[12]) else int(row[12])
+        rows.append(row)
+    return rows
+
+
+def rounded(row: TraceRow) -> TraceRow:
+    """A row with float32 noise rounded off the grams (0.1 mg), for plots and JSON."""
+    row[1:12] = [None if grams is None else round(grams, 4) for grams in row[1:12]]
+    return row
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that reads back to the same float32 (what was originally sent)."""
+    if value.is_integer():
+        return str(int(value))
+    for digits in range(6, 10):
+        text = f"{value:.{digits}g}"
+        if _F32.unpack(_F32.pack(float(text)))[0] == value:
+            return text
+    return repr(value)
+
+
+def float64_text(value: float) -> str:
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def csv_lines(rows: Iterable[TraceRow]) -> Iterable[str]:
+    """DESIGN.md's trace CSV, header first; rows must have increasing t_ms.
+
+    A mat or piezo column is written only when every row has it, because the CSV contract
+    (and shipsense's reader) wants a column fitted for the whole trace or not at all.
+    """
+    rows = list(rows)
+    with_mat = all(row[11] is not None for row in rows)
+    with_piezo = all(row[12] is not None for row in rows)
+    yield CSV_HEADER
+    for row in rows:
+        fields = [float64_text(row[0])]
+        fields.extend(float32_text(grams) for grams in row[1:11])
+        fields.append(float32_text(row[11]) if with_mat else "")
+        fields.append(str(row[12]) if with_piezo else "")
+        yield ",".join(fields)
