@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bosun.games import Rejected
+from shipsense.protocol import check_command
+
 from bosun.referee import effects as fx
+from bosun.referee import leds
 from bosun.referee.riffraff import DEFAULT_ITEM_GRAMS as W
 from bosun.referee.riffraff import FALL_EPISODE_MS, RiffRaffTable
 from bosun.tables import TableConfig, default_seats
@@ -49,12 +52,7 @@ def barrel_then_rat(t: RiffRaffTable) -> None:
 def test_rr8_a_place_in_the_target_zone_is_a_load_named_by_weight_and_the_turn_ends():
     t = table()
     out = choose(t, ann=3, bob=8, cy=5)
-    assert kinds(out, fx.LED)[-1] == {
-        "cmd": "led",
-        "pattern": "target",
-        "zone": 8,
-        "colour": t.config.colour_of("bob"),
-    }
+    assert kinds(out, fx.LED)[-1] == leds.prompt(8, t.config.colour_of("bob"))
     out = place(t, 8, "barrel", 1000, error_g=0.3)
     assert actions(out) == [
         {"type": "load", "player": "bob", "zone": 8, "item": "barrel"},
@@ -68,7 +66,7 @@ def test_rr14_the_three_second_window_is_counted_down_before_the_turn_ends():
     choose(t, ann=3, bob=8, cy=5)
     out = place(t, 8, "rat", 1000)
     assert actions(out) == [{"type": "load", "player": "bob", "zone": 8, "item": "rat"}]
-    assert kinds(out, fx.LED)[-1]["pattern"] == "countdown"
+    assert kinds(out, fx.LED)[-1]["show"] == "countdown"
     assert kinds(out, fx.LED)[-1]["seconds"] == 3
     assert t.next_deadline_ms() == 4000
     assert t.on_timer(3999) == []
@@ -277,3 +275,17 @@ def test_the_same_inputs_give_the_same_referee():
         return t.view, log
 
     assert play() == play()
+
+
+def test_every_led_command_is_one_the_ship_accepts():
+    t = table(settle_s=3)
+    out = choose(t, ann=3, bob=8, cy=5)
+    out += place(t, 8, "barrel", 100)
+    out += t.on_timer(3100)
+    out += t.on_ship_event({"type": "leaving", "grams": 2.0, "zones": [5]}, 3200)
+    out += t.on_ship_event({"type": "fall", "grams": 2.0, "zones": [5]}, 3300)
+    out += t.on_timer(3300 + FALL_EPISODE_MS)
+    commands = kinds(out, fx.LED)
+    assert {c["show"] for c in commands} >= {"prompt", "countdown", "fall"}
+    for command in commands:
+        assert check_command(command) == command

@@ -22,6 +22,7 @@ from bosun.games import Rejected
 from bosun.games.match import Match
 from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
+from bosun.referee import leds
 from bosun.referee.effects import Effect, feed
 from bosun.referee.weights import name_group, name_piece
 from bosun.tables import TableConfig
@@ -189,8 +190,9 @@ class RiffRaffTable:
     def _ship_leaving(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = now_ms
         grams = float(event.get("grams", 0.0))
+        self._last_led = leds.fall()
         return [
-            Effect(fx.LED, {"cmd": "led", "pattern": "fall"}),
+            Effect(fx.LED, self._last_led),
             feed(f"{grams:.1f} g leaving the ship", level="warning"),
         ]
 
@@ -203,7 +205,7 @@ class RiffRaffTable:
                 rule="RR13",
             )
         ]
-        return out + self._prompt()
+        return out + self.prompt()
 
     def _ship_fall(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = None
@@ -219,8 +221,9 @@ class RiffRaffTable:
         episode.left_g += float(event.get("grams", 0.0))
         episode.zones.update(int(z) for z in event.get("zones", []) if isinstance(z, int))
         episode.events.append(event)
+        self._last_led = leds.fall()
         return [
-            Effect(fx.LED, {"cmd": "led", "pattern": "fall"}),
+            Effect(fx.LED, self._last_led),
             feed(
                 f"{float(event.get('grams', 0.0)):.1f} g fell off the ship",
                 level="warning",
@@ -267,7 +270,7 @@ class RiffRaffTable:
         out: list[Effect] = []
         if self.leaving_since_ms is not None and now_ms >= self.leaving_since_ms + LEAVING_HOLD_MS:
             self.leaving_since_ms = None
-            out += self._prompt()
+            out += self.prompt()
         if self.episode is not None and now_ms >= self.episode.deadline_ms:
             out += self._settle_fall(now_ms)
         if (
@@ -290,18 +293,9 @@ class RiffRaffTable:
         if settle_s == 0:
             return self.on_timer(now_ms)
         view = self.view
-        return [
-            Effect(
-                fx.LED,
-                {
-                    "cmd": "led",
-                    "pattern": "countdown",
-                    "zone": view["target_zone"],
-                    "colour": self.config.colour_of(view["turn"]),
-                    "seconds": settle_s,
-                },
-            )
-        ]
+        colour = self.config.colour_of(view["turn"])
+        self._last_led = leds.countdown(view["target_zone"], colour, settle_s)
+        return [Effect(fx.LED, self._last_led)]
 
     def _settle_fall(self, now_ms: int) -> list[Effect]:
         episode, self.episode = self.episode, None
@@ -388,7 +382,7 @@ class RiffRaffTable:
         else:
             raise Rejected(f"unknown request {kind!r}")
         out = self._submit(action, by_player=True)
-        out += self._after_turn_change() if kind != "announce" else self._prompt()
+        out += self._after_turn_change() if kind != "announce" else self.prompt()
         return out
 
     def _answer_flag(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
@@ -431,7 +425,7 @@ class RiffRaffTable:
         out = [Effect(fx.UNDO, {"action": a, "reason": reason, "by": seat}) for a in undone]
         out += [Effect(fx.ACTION, a) for a in [corrected, *later]]
         out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
-        return out + self._prompt()
+        return out + self.prompt()
 
     def _undo(self, seat: str, request: dict[str, Any]) -> list[Effect]:
         reason = request.get("reason")
@@ -448,7 +442,7 @@ class RiffRaffTable:
         return [
             Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": seat}),
             feed(f"{seat} undid {undone['type']} ({reason.strip()})", level="warning"),
-            *self._prompt(),
+            *self.prompt(),
         ]
 
     # -- ship status ---------------------------------------------------------------------
@@ -462,7 +456,7 @@ class RiffRaffTable:
         out = [feed("the ship is back online: the table resumes")]
         if self.settle_deadline_ms is not None:  # restart the window in full
             self.settle_deadline_ms = now_ms + self.config.settle_s * 1000
-        return out + self._prompt(force=True)
+        return out + self.prompt(force=True)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -491,32 +485,17 @@ class RiffRaffTable:
             out.append(
                 feed(f"{' and '.join(winners)} won!", rule="RR15" if view["round"] < 10 else "RR16")
             )
-        return out + self._prompt()
+        return out + self.prompt()
 
-    def _prompt(self, force: bool = False) -> list[Effect]:
+    def prompt(self, force: bool = False) -> list[Effect]:
         """The LED command for the game's present state, when it differs from the last one."""
         view = self.view
         if view["phase"] == "turn":
-            command = {
-                "cmd": "led",
-                "pattern": "target",
-                "zone": view["target_zone"],
-                "colour": self.config.colour_of(view["turn"]),
-            }
+            command = leds.prompt(view["target_zone"], self.config.colour_of(view["turn"]))
         elif view["phase"] == "over":
-            command = {
-                "cmd": "led",
-                "pattern": "winner",
-                "colour": self.config.colour_of(view["winners"][0]),
-            }
-        elif view["phase"] == "decide":
-            command = {
-                "cmd": "led",
-                "pattern": "wait",
-                "colour": self.config.colour_of(view["pending"]["by"]),
-            }
-        else:
-            command = {"cmd": "led", "pattern": "wait", "colour": "#ffffff"}
+            command = leds.winner(self.config.colour_of(view["winners"][0]))
+        else:  # cards are being chosen or the captain decides: nothing to load
+            command = leds.off()
         if command == self._last_led and not force:
             return []
         self._last_led = command
