@@ -1,0 +1,101 @@
+"""`bosun run`: start the referee service (broker, store, tables, web) and keep it running."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from bosun.service import Service, ServiceOptions
+from bosun.store import default_db_url
+from bosun.tables import TableConfigError, load_tables
+
+DEFAULT_TABLES_FILE = Path("bosun.toml")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="run the referee service",
+        description="Start the broker (or use --mqtt), the store, a referee for every table "
+        "in the tables file, and the web API; Ctrl-C stops it cleanly.",
+    )
+    p.add_argument(
+        "--tables", type=Path, help=f"tables file (default: {DEFAULT_TABLES_FILE} if present)"
+    )
+    p.add_argument(
+        "--db", default=None, help="store URL (default: sqlite:///bosun.db or $BOSUN_DB)"
+    )
+    p.add_argument("--mqtt", default=None, help="use this broker, e.g. mqtt://host:1883")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
+    )
+    p.add_argument("--port", type=int, default=8000, help="web port (default 8000, 0 = any free)")
+    p.set_defaults(run=run)
+
+
+def load_configured_tables(path: Path | None) -> list:
+    if path is None:
+        path = DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None
+    return load_tables(path) if path is not None else []
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True, highlight=False)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        tables = load_configured_tables(args.tables)
+    except TableConfigError as why:
+        console.print(f"[red]bosun run:[/] {why}")
+        return 2
+    options = ServiceOptions(
+        tables=tables,
+        db_url=args.db or default_db_url(),
+        mqtt_url=args.mqtt,
+        http_host=args.host,
+        http_port=args.port,
+    )
+    return asyncio.run(serve(options, console))
+
+
+async def serve(options: ServiceOptions, console: Console) -> int:
+    service = Service(options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await service.start()
+    except (OSError, ConnectionError, ValueError) as why:
+        console.print(f"[red]bosun run: could not start:[/] {why}")
+        await service.stop()
+        return 1
+    announce(service, console)
+    await stop.wait()
+    console.print("stopping ...")
+    await service.stop()
+    console.print("stopped; everything is in the store.")
+    return 0
+
+
+def announce(service: Service, console: Console) -> None:
+    key = service.options.operator_key
+    console.print("[bold]bosun is running[/]")
+    console.print(f"  broker    {service.mqtt_url}  ({service.broker_kind})")
+    console.print(f"  store     {service.options.db_url}")
+    console.print(f"  web       {service.http_url}/?key={key}")
+    console.print(f"  API       {service.http_url}/api/docs")
+    if not service.tables:
+        console.print("  tables    none configured (write bosun.toml, or try --demo)")
+    for runtime in service.tables.values():
+        players = ", ".join(runtime.config.player_names)
+        console.print(f"  table     {runtime.config.id}: {runtime.config.game} for {players}")
+    console.print("Ctrl-C stops.")
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()

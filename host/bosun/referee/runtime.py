@@ -1,0 +1,359 @@
+"""One table inside the service: its referee, its log in the store, its ship and its watchers.
+
+Every input (ship event, ship status, player input, timer tick) is stored together with
+everything the referee decided from it, in one transaction, before anything is published.
+After a crash the table replays its stored inputs through a fresh referee and continues
+exactly where it was (the referee is deterministic in its inputs).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from bosun.games import Rejected
+from bosun.referee import effects as fx
+from bosun.referee.effects import Effect
+from bosun.referee.riffraff import RiffRaffTable
+from bosun.referee.ship_events import (
+    BadMessage,
+    decode_json_object,
+    validate_event,
+    validate_status,
+)
+from bosun.store import effective_actions
+from bosun.tables import TableConfig
+
+log = logging.getLogger(__name__)
+
+INPUT_KINDS = ("ship_event", "input", "tick", "status")
+FEED_LENGTH = 200
+# Effect kinds as they are stored in the table's log.
+STORED_EFFECTS = {
+    fx.ACTION: "action",
+    fx.REJECTED: "rejected",
+    fx.LED: "prompt",
+    fx.FEED: "note",
+    fx.FLAG: "flag",
+    fx.FLAG_CLOSED: "flag",
+    fx.UNDO: "undo",
+}
+
+
+class Publisher(Protocol):
+    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False) -> None: ...
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+    def call_at_ms(self, deadline_ms: int, callback: Callable[[], None]) -> Any: ...
+
+
+def make_referee(config: TableConfig, setup: dict[str, Any]) -> RiffRaffTable:
+    if config.game == "riffraff":
+        return RiffRaffTable(config, setup)
+    raise ValueError(f"no table referee for {config.game!r} yet")
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class TableRuntime:
+    """A configured table: runs its games, stores everything, tells ship and people."""
+
+    def __init__(self, config: TableConfig, store, bus: Publisher, clock: Clock) -> None:
+        self.config = config
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.topic = f"bosun/{config.id}"
+        self.referee: RiffRaffTable | None = None
+        self.game_id: str | None = None
+        self.seats: dict[str, str] = {}  # player -> secret token
+        self.ship: dict[str, Any] = {"online": False, "status": None, "seen_ms": None}
+        self.weights: dict[str, Any] | None = None
+        self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_LENGTH)
+        self.rejected_messages = 0
+        self.listeners: set[Callable[[TableRuntime], None]] = set()
+        self.seen_events: dict[str, set[int]] = {}
+        self.action_ids: list[int] = []  # store ids of the game's effective actions, in order
+        self._timer = None
+
+    # -- games -----------------------------------------------------------------------------
+
+    def resume_or_start(self) -> str:
+        """Continue this table's unfinished game from the store, or start a new one."""
+        unfinished = [g for g in self.store.unfinished_games() if g.table_id == self.config.id]
+        if unfinished:
+            self._rebuild(unfinished[-1])
+            return self.game_id
+        return self.start_game()
+
+    def start_game(
+        self,
+        players: list[str] | None = None,
+        captain: str | None = None,
+        settle_s: int | None = None,
+    ) -> str:
+        now = self.clock.now_ms()
+        if self.game_id is not None and self.referee is not None and not self.referee.is_over:
+            self.store.finish_game(self.game_id, [], at_ms=now)  # abandoned for a new game
+        players = players or self.config.player_names
+        setup = {
+            "type": "setup",
+            "game": self.config.game,
+            "players": players,
+            "captain": captain or self.config.captain or players[0],
+            "settle_s": self.config.settle_s if settle_s is None else settle_s,
+        }
+        referee = make_referee(self.config, setup)  # raises Rejected for a bad setup
+        seats = {player: secrets.token_urlsafe(18) for player in players}
+        self.game_id = self.store.start_game(
+            self.config.id, self.config.game, players, setup, seats, at_ms=now
+        )
+        self.referee, self.seats = referee, seats
+        self.seen_events = {}
+        self.action_ids = self._effective_action_ids(self.game_id)
+        self._note(fx.feed(f"new game: {', '.join(players)}; {setup['captain']} is captain"))
+        self._publish_state()
+        self._emit(referee.prompt(force=True))
+        return self.game_id
+
+    def _rebuild(self, game) -> None:
+        actions = self.store.game_actions(game.game_id)
+        referee = make_referee(self.config, actions[0])
+        for entry in self.store.entries(self.config.id, game_id=game.game_id, kinds=INPUT_KINDS):
+            self._replay_input(referee, entry)
+        if referee.match.log != actions:
+            log.error("table %s: replayed game differs from its stored actions", self.config.id)
+        self.game_id, self.referee = game.game_id, referee
+        self.seats = self.store.seat_tokens(game.game_id)
+        self.action_ids = self._effective_action_ids(game.game_id)
+        log.info("table %s: resumed game %s", self.config.id, game.game_id)
+        self._publish_state()
+        self._emit(referee.prompt(force=True))
+        self._reschedule()
+
+    def _effective_action_ids(self, game_id: str) -> list[int]:
+        entries = self.store.entries(self.config.id, game_id=game_id, kinds=("action", "undo"))
+        return [i for i, _ in effective_actions((e.id, e.kind, e.payload) for e in entries)]
+
+    def _replay_input(self, referee: RiffRaffTable, entry) -> None:
+        p, at = entry.payload, entry.at_ms
+        try:
+            if entry.kind == "ship_event":
+                self.seen_events.setdefault(entry.boot, set()).add(entry.seq)
+                referee.on_ship_event(p, at)
+            elif entry.kind == "input":
+                referee.on_input(p["seat"], p["request"], at)
+            elif entry.kind == "tick":
+                referee.on_timer(at)
+            elif entry.kind == "status":
+                referee.on_status(p["online"], at)
+        except Rejected as why:  # cannot happen for stored inputs; keep going regardless
+            log.error(
+                "table %s: stored input %s refused on replay: %s", self.config.id, entry.id, why
+            )
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def on_ship_message(self, kind: str, payload: bytes) -> None:
+        """A message from this table's ship (already routed by topic)."""
+        try:
+            if kind == "event":
+                self._on_event(validate_event(decode_json_object(payload, "event")))
+            elif kind == "status":
+                self._on_status(validate_status(decode_json_object(payload, "status")))
+            elif kind == "weights":
+                self.weights = decode_json_object(payload, "weights")
+                self._notify()
+            elif kind == "trace":
+                self._on_trace(decode_json_object(payload, "trace"))
+            elif kind == "result":
+                self._note(fx.feed(f"ship: {decode_json_object(payload, 'result')}", level="debug"))
+        except BadMessage as why:
+            self.rejected_messages += 1
+            log.warning("table %s: rejected %s message: %s", self.config.id, kind, why)
+            self._note(fx.feed(f"rejected a {kind} message from the ship: {why}", "debug"))
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        seen = self.seen_events.setdefault(event["boot"], set())
+        if event["seq"] in seen:
+            return  # a resend we already have (the ship resends after outages)
+        seen.add(event["seq"])
+        self.ship["seen_ms"] = self.clock.now_ms()
+        if self.referee is None:
+            return
+        self._process(
+            "ship_event",
+            event,
+            lambda now: self.referee.on_ship_event(event, now),
+            boot=event["boot"],
+            seq=event["seq"],
+        )
+
+    def _on_status(self, status: dict[str, Any]) -> None:
+        online = bool(status["online"])
+        self.ship.update(online=online, status=status, seen_ms=self.clock.now_ms())
+        if self.referee is None:
+            self._notify()
+            return
+        if online != self.referee.online:
+            self._process(
+                "status", {"online": online}, lambda now: self.referee.on_status(online, now)
+            )
+        else:
+            self._notify()
+
+    def _on_trace(self, batch: dict[str, Any]) -> None:
+        rows = batch.get("rows")
+        if not isinstance(rows, list) or not isinstance(batch.get("boot"), str):
+            raise BadMessage("trace: needs 'boot' and a list of 'rows'")
+        try:
+            self.store.append_trace(self.config.id, batch["boot"], rows, at_ms=self.clock.now_ms())
+        except ValueError as why:
+            raise BadMessage(f"trace: {why}") from None
+
+    def player_input(self, token: str, request: dict[str, Any]) -> dict[str, Any]:
+        """A request from a seat's page; raises Rejected with a reason for the player."""
+        seat = self.seat_of(token)
+        if seat is None:
+            raise Rejected("this seat link is not valid for the game at this table")
+        if not isinstance(request, dict):
+            raise Rejected("a request must be a JSON object")
+        payload = {"seat": seat, "request": request}
+        self._process("input", payload, lambda now: self.referee.on_input(seat, request, now))
+        return self.player_snapshot(seat)
+
+    def seat_of(self, token: str) -> str | None:
+        for player, secret in self.seats.items():
+            if secrets.compare_digest(secret, token):
+                return player
+        return None
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self.referee is None:
+            return
+        deadline = self.referee.next_deadline_ms()
+        now = self.clock.now_ms()
+        if deadline is None or now < deadline:
+            self._reschedule()
+            return
+        self._process("tick", {}, lambda at: self.referee.on_timer(at))
+
+    # -- the common path ---------------------------------------------------------------------
+
+    def _process(self, kind: str, payload: dict[str, Any], decide, boot=None, seq=None) -> None:
+        """Decide, store the input with its effects in one transaction, then publish."""
+        now = self.clock.now_ms()
+        effects: list[Effect] = decide(now)  # Rejected propagates: nothing stored or sent
+        common = {"table_id": self.config.id, "game_id": self.game_id, "at_ms": now}
+        entries = [{**common, "kind": kind, "payload": payload, "boot": boot, "seq": seq}]
+        stack = list(self.action_ids)
+        for effect in effects:
+            stored = _stored(effect)
+            if effect.kind == fx.UNDO:  # the store's undo names the action entry it takes back
+                stored = {"undoes": stack.pop(), **stored}
+            entries.append({**common, "kind": STORED_EFFECTS[effect.kind], "payload": stored})
+        ids = self.store.append_many(entries)
+        for effect, entry_id in zip(effects, ids[1:], strict=True):
+            if effect.kind == fx.ACTION:
+                stack.append(entry_id)
+        self.action_ids = stack
+        self._emit(effects)
+        if any(e.kind in (fx.ACTION, fx.UNDO) for e in effects):
+            if self.referee.is_over:
+                self.store.finish_game(self.game_id, self.referee.view["winners"], at_ms=now)
+            self._publish_state(effects)
+        else:
+            self._notify()
+        self._reschedule()
+
+    def _emit(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            if effect.kind == fx.LED:
+                self.bus.publish(f"{self.topic}/ship/cmd", encode(effect.payload), qos=1)
+            elif effect.kind == fx.FEED:
+                self._note(effect)
+
+    def _note(self, effect: Effect) -> None:
+        self.feed.append({"at_ms": self.clock.now_ms(), **effect.payload})
+
+    def _publish_state(self, effects: list[Effect] = ()) -> None:
+        for effect in effects:
+            if effect.kind in (fx.ACTION, fx.UNDO):
+                event = (
+                    effect.payload
+                    if effect.kind == fx.ACTION
+                    else {"type": "undo", **effect.payload}
+                )
+                self.bus.publish(f"{self.topic}/game/event", encode(event), qos=1)
+        view = self.referee.view if self.referee else None
+        self.bus.publish(f"{self.topic}/game/state", encode(view), qos=1, retain=True)
+        self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self.listeners):
+            listener(self)
+
+    def _reschedule(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.referee.next_deadline_ms() if self.referee else None
+        if deadline is not None:
+            self._timer = self.clock.call_at_ms(deadline, self._on_timer)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    # -- what people see ---------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public picture of the table: never a secret card, never a seat token."""
+        referee = self.referee
+        return {
+            "table": {
+                "id": self.config.id,
+                "game": self.config.game,
+                "players": [s.model_dump() for s in self.config.players],
+                "settle_s": self.config.settle_s,
+                "table_sensor": self.config.table_sensor,
+            },
+            "game_id": self.game_id,
+            "state": referee.view if referee else None,
+            "referee": referee.referee_state() if referee else None,
+            "ship": {
+                "online": self.ship["online"],
+                "status": self.ship["status"],
+                "weights": self.weights,
+            },
+            "feed": list(self.feed)[-50:],
+            "now_ms": self.clock.now_ms(),
+        }
+
+    def player_snapshot(self, player: str) -> dict[str, Any]:
+        snapshot = self.snapshot()
+        snapshot["you"] = player
+        snapshot["state"] = self.referee.player_view(player) if self.referee else None
+        snapshot["legal"] = (
+            self.referee.match.game.legal_actions(self.referee.match.state, player)
+            if self.referee
+            else []
+        )
+        return snapshot
+
+
+def _stored(effect: Effect) -> dict[str, Any]:
+    if effect.kind == fx.FLAG_CLOSED:
+        return {"closed": True, **effect.payload}
+    return effect.payload

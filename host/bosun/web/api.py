@@ -1,0 +1,170 @@
+"""The HTTP API: public table views, seat pages' requests, live streams (server-sent events).
+
+A seat acts only through its own secret token; every response built for the public or for a
+seat comes from `TableRuntime.snapshot`/`player_snapshot`, which never hold another seat's
+card or any token. Operator calls (new game, seat links) need the service's operator key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sse_starlette.sse import EventSourceResponse
+
+from bosun.games import Rejected
+from bosun.referee.runtime import TableRuntime
+
+MAX_BODY_BYTES = 16 * 1024
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
+    app = FastAPI(title="bosun", docs_url="/api/docs", openapi_url="/api/openapi.json")
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, err: ApiError) -> JSONResponse:
+        return JSONResponse({"error": err.message}, status_code=err.status)
+
+    def table(table_id: str) -> TableRuntime:
+        runtime = tables.get(table_id)
+        if runtime is None:
+            raise ApiError(404, f"no table {table_id!r}")
+        return runtime
+
+    def seat(token: str) -> tuple[TableRuntime, str]:
+        if len(token) > 64:
+            raise ApiError(404, "unknown seat link")
+        for runtime in tables.values():
+            player = runtime.seat_of(token)
+            if player is not None:
+                return runtime, player
+        raise ApiError(404, "unknown seat link: the game may have ended; ask for a new link")
+
+    def require_operator(request: Request) -> None:
+        given = request.headers.get("x-bosun-key") or request.query_params.get("key") or ""
+        if not secrets.compare_digest(given.encode(), operator_key.encode()):
+            raise ApiError(403, "this needs the operator key printed by `bosun run`")
+
+    async def json_body(request: Request) -> dict[str, Any]:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
+        try:
+            value = json.loads(body or b"{}")
+        except (ValueError, RecursionError):
+            raise ApiError(400, "the request body is not JSON") from None
+        if not isinstance(value, dict):
+            raise ApiError(400, "the request body must be a JSON object")
+        return value
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "tables": len(tables)}
+
+    @app.get("/api/tables")
+    async def list_tables() -> list[dict[str, Any]]:
+        return [summary(runtime) for runtime in tables.values()]
+
+    @app.get("/api/tables/{table_id}")
+    async def table_view(table_id: str) -> dict[str, Any]:
+        return table(table_id).snapshot()
+
+    @app.get("/api/tables/{table_id}/stream")
+    async def table_stream(table_id: str, request: Request) -> EventSourceResponse:
+        runtime = table(table_id)
+        return EventSourceResponse(stream(runtime, request, runtime.snapshot), ping=15)
+
+    @app.get("/api/tables/{table_id}/seats")
+    async def seat_links(table_id: str, request: Request) -> dict[str, Any]:
+        require_operator(request)
+        runtime = table(table_id)
+        return {"game_id": runtime.game_id, "seats": dict(runtime.seats)}
+
+    @app.post("/api/tables/{table_id}/games")
+    async def new_game(table_id: str, request: Request) -> dict[str, Any]:
+        require_operator(request)
+        runtime = table(table_id)
+        body = await json_body(request)
+        players = body.get("players")
+        if players is not None and not (
+            isinstance(players, list) and all(isinstance(p, str) for p in players)
+        ):
+            raise ApiError(400, "players must be a list of names")
+        try:
+            game_id = runtime.start_game(
+                players=players, captain=body.get("captain"), settle_s=body.get("settle_s")
+            )
+        except (Rejected, ValueError) as why:
+            raise ApiError(400, str(why)) from None
+        return {"game_id": game_id, "seats": dict(runtime.seats)}
+
+    @app.get("/api/seat/{token}")
+    async def seat_view(token: str) -> dict[str, Any]:
+        runtime, player = seat(token)
+        return runtime.player_snapshot(player)
+
+    @app.post("/api/seat/{token}")
+    async def seat_act(token: str, request: Request) -> dict[str, Any]:
+        runtime, _ = seat(token)
+        body = await json_body(request)
+        try:
+            return runtime.player_input(token, body)
+        except Rejected as why:
+            raise ApiError(409, str(why)) from None
+
+    @app.get("/api/seat/{token}/stream")
+    async def seat_stream(token: str, request: Request) -> EventSourceResponse:
+        runtime, player = seat(token)
+        return EventSourceResponse(
+            stream(runtime, request, lambda: runtime.player_snapshot(player)), ping=15
+        )
+
+    return app
+
+
+def summary(runtime: TableRuntime) -> dict[str, Any]:
+    state = runtime.referee.view if runtime.referee else None
+    return {
+        "id": runtime.config.id,
+        "game": runtime.config.game,
+        "players": runtime.config.player_names,
+        "game_id": runtime.game_id,
+        "phase": state["phase"] if state else None,
+        "round": state["round"] if state else None,
+        "ship_online": runtime.ship["online"],
+    }
+
+
+async def stream(
+    runtime: TableRuntime, request: Request, build: Callable[[], dict[str, Any]]
+) -> AsyncIterator[dict[str, str]]:
+    """Send the snapshot now and again after every change; drop stale ones under load."""
+    changed = asyncio.Event()
+
+    def listener(_runtime: TableRuntime) -> None:
+        changed.set()
+
+    runtime.listeners.add(listener)
+    try:
+        yield {"event": "snapshot", "data": json.dumps(build())}
+        while not await request.is_disconnected():
+            try:
+                await asyncio.wait_for(changed.wait(), timeout=5)
+            except TimeoutError:
+                continue
+            changed.clear()
+            yield {"event": "snapshot", "data": json.dumps(build())}
+    finally:
+        runtime.listeners.discard(listener)

@@ -1,0 +1,143 @@
+"""The referee service end to end: real mosquitto, real SQLite, HTTP, a ship on the broker."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.service import BrokerShip, RunningService
+
+from bosun.referee.riffraff import DEFAULT_ITEM_GRAMS as W
+from bosun.referee.riffraff import FALL_EPISODE_MS
+from bosun.service import ServiceOptions
+from bosun.tables import TableConfig, default_seats
+
+PLAYERS = ["ann", "bob", "cy"]
+
+
+@pytest.fixture
+def service(mosquitto, tmp_path):
+    table = TableConfig(id="t1", players=default_seats(PLAYERS), settle_s=0)
+    options = ServiceOptions(
+        tables=[table],
+        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        mqtt_url=mosquitto.url,
+        http_port=0,
+    )
+    with RunningService(options) as running:
+        yield running
+
+
+@pytest.fixture
+def ship(service, mosquitto):
+    test_ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
+    service.wait_for("t1", lambda s: s["ship"]["online"])
+    yield test_ship
+    test_ship.close()
+
+
+def act(service, token, **request):
+    return service.http.post(f"/api/seat/{token}", json=request)
+
+
+def test_a_turn_from_cards_to_led_prompt_to_load(service, ship):
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        assert act(service, seats[player], type="card", value=value).status_code == 200
+    led = ship.next_led(show="prompt")
+    assert led["zone"] == 8  # RR5/RR8: bob, the new captain, loads on zone 8
+    ship.event("place", 1000.0, zone=8, grams=W["barrel"] + 0.2)
+    led = ship.next_led(show="prompt")
+    assert led["zone"] == 5  # settle 0: bob's turn ended, cy's zone is lit
+    state = service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")["state"]
+    assert state["ship"]["8"] == ["barrel"]
+
+
+def test_a_fall_is_refereed_from_events(service, ship):
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    ship.event("place", 1000.0, zone=8, grams=W["rat"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    ship.event("leaving", 2000.0, grams=W["rat"], zones=[8])
+    assert ship.next_led(show="fall")
+    ship.event("fall", 2000.0, grams=W["rat"], zones=[8])
+    ship.event("land", 2200.0, grams=W["rat"])
+    state = service.wait_for(
+        "t1", lambda s: s["state"]["turn"] == "ann", timeout_s=FALL_EPISODE_MS / 1000 + 5
+    )["state"]
+    assert state["players"]["cy"]["items"]["rat"] == 2  # RR13: fallen to the active player
+
+
+def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(service, ship):
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    first = ship.event("place", 1000.0, zone=8, grams=W["rat"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    before = service.table("t1")["state"]
+    ship.event("place", 1000.0, seq=first["seq"], zone=5, grams=W["rat"])  # duplicate key
+    bad = [
+        b"not json",
+        b"[1,2,3]",
+        json.dumps({"type": "place", "t_ms": 1, "boot": "b1", "seq": 99, "zone": 55}).encode(),
+        json.dumps({"type": "place", "t_ms": 1, "boot": "b1", "seq": 98, "zone": "5"}).encode(),
+        json.dumps({"type": "place", "t_ms": "x", "boot": "b1", "seq": 97}).encode(),
+        b"{" + b" " * 70_000 + b"}",
+    ]
+    for payload in bad:
+        ship.publish("ship/event", None, raw=payload)
+    foreign = BrokerShip(ship.client._host, ship.client._port, "elsewhere")  # noqa: SLF001
+    foreign.event("place", 1.0, zone=5, grams=W["rat"])
+    foreign.close()
+    # a valid event after the garbage is still refereed: the service is alive and in order
+    ship.event("place", 3000.0, zone=5, grams=W["boat"])
+    after = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")["state"]
+    assert after["ship"]["5"] == ["boat"]
+    assert after["ship"]["8"] == before["ship"]["8"] == ["rat"]
+    rejected = service.call(lambda: service.service.tables["t1"].rejected_messages)
+    assert rejected == len(bad)
+    assert service.call(lambda: dict(service.service.foreign_messages)) == {"elsewhere": 2}
+
+
+def test_a_seat_token_acts_only_for_its_seat_and_never_sees_other_cards(service, ship):
+    seats = service.seats("t1")
+    assert act(service, seats["ann"], type="card", value=9).status_code == 200
+    # ann's token cannot choose for bob: the request is ann's, and ann has chosen
+    response = act(service, seats["ann"], type="card", value=4, player="bob")
+    assert response.status_code == 409 and "already chosen" in response.json()["error"]
+    assert act(service, "forged-token", type="card", value=4).status_code == 404
+    bob_view = service.http.get(f"/api/seat/{seats['bob']}").json()
+    assert bob_view["state"]["my_card"] is None
+    assert "9" not in json.dumps(bob_view["state"]["players"])
+    public = service.http.get("/api/tables/t1").text
+    assert all(token not in public for token in seats.values())
+    assert '"my_card"' not in public
+    ann_view = service.http.get(f"/api/seat/{seats['ann']}").json()
+    assert ann_view["state"]["my_card"] == 9
+    assert service.http.get("/api/tables/t1/seats").status_code == 403  # no operator key
+
+
+@pytest.mark.parametrize(
+    "body, status",
+    [(b"not json", 400), (b"[1]", 400), (b"{" + b" " * 20000 + b"}", 413)],
+)
+def test_bad_http_requests_are_refused_with_a_reason(service, body, status):
+    token = service.seats("t1")["ann"]
+    response = service.http.post(
+        f"/api/seat/{token}", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == status and response.json()["error"]
+
+
+def test_the_table_pauses_when_the_ship_goes_offline(service, ship):
+    seats = service.seats("t1")
+    ship.client.loop_stop()
+    ship.client.socket().close()  # vanish: the broker publishes the last will
+    service.wait_for("t1", lambda s: not s["ship"]["online"] and not s["referee"]["online"])
+    response = act(service, seats["ann"], type="card", value=2)
+    assert response.status_code == 409 and "paused" in response.json()["error"]
+    back = BrokerShip(ship.client._host, ship.client._port, "t1", boot="b2")  # noqa: SLF001
+    service.wait_for("t1", lambda s: s["referee"]["online"])
+    assert act(service, seats["ann"], type="card", value=2).status_code == 200
+    back.close()

@@ -1,0 +1,1 @@
+"""Helpers the test tiers share: a running service, a test ship on the broker."""

@@ -1,0 +1,118 @@
+"""Run the real referee service in a background thread, and talk to it as a ship would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import paho.mqtt.client as mqtt
+
+from bosun.service import Service, ServiceOptions
+
+
+class RunningService:
+    """`bosun run` in-process: its own asyncio loop in a thread; `.call(fn)` runs on it."""
+
+    def __init__(self, options: ServiceOptions) -> None:
+        self.options = options
+        self.loop = asyncio.new_event_loop()
+        self.service = Service(options)
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def __enter__(self) -> RunningService:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.service.start(), self.loop).result(30)
+        self.http = httpx.Client(base_url=self.service.http_url, timeout=10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
+        asyncio.run_coroutine_threadsafe(self.service.stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        self.loop.close()
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run `fn` on the service's loop (where the referees live) and return its result."""
+
+        async def run() -> Any:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+    @property
+    def key(self) -> str:
+        return self.options.operator_key
+
+    def seats(self, table_id: str) -> dict[str, str]:
+        response = self.http.get(f"/api/tables/{table_id}/seats", params={"key": self.key})
+        response.raise_for_status()
+        return response.json()["seats"]
+
+    def table(self, table_id: str) -> dict[str, Any]:
+        return self.http.get(f"/api/tables/{table_id}").json()
+
+    def wait_for(self, table_id: str, condition: Callable[[dict], bool], timeout_s=10.0) -> dict:
+        """Poll the public table view until `condition` holds (or fail with the last view)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            snapshot = self.table(table_id)
+            if condition(snapshot):
+                return snapshot
+            if time.monotonic() > deadline:
+                raise AssertionError(f"condition not met; last state: {snapshot['state']}")
+            time.sleep(0.02)
+
+
+class BrokerShip:
+    """A ship on the broker as the firmware behaves: birth/LWT, events with (boot, seq)."""
+
+    def __init__(self, broker_host: str, broker_port: int, table_id: str, boot: str = "b1"):
+        self.table_id = table_id
+        self.boot = boot
+        self.seq = 0
+        self.commands: queue.Queue = queue.Queue()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        self.client.will_set(self.topic("ship/status"), b'{"online":false}', qos=1, retain=True)
+        self.client.on_message = lambda _c, _u, m: self.commands.put(json.loads(m.payload))
+        self.client.connect(broker_host, broker_port, keepalive=5)
+        self.client.subscribe(self.topic("ship/cmd"), qos=1)
+        self.client.loop_start()
+        self.publish("ship/status", {"online": True, "fw": "test", "boot": boot}, retain=True)
+
+    def topic(self, name: str) -> str:
+        return f"bosun/{self.table_id}/{name}"
+
+    def publish(self, name: str, message: Any, retain: bool = False, raw: bytes | None = None):
+        payload = raw if raw is not None else json.dumps(message).encode()
+        self.client.publish(self.topic(name), payload, qos=1, retain=retain).wait_for_publish(5)
+
+    def event(self, kind: str, t_ms: float, seq: int | None = None, **fields: Any) -> dict:
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        message = {"type": kind, "t_ms": t_ms, "decided_ms": t_ms, "boot": self.boot, "seq": seq}
+        message.update(fields)
+        self.publish("ship/event", message)
+        return message
+
+    def next_led(self, timeout_s: float = 5.0, show: str | None = None) -> dict:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            command = self.commands.get(timeout=max(0.01, deadline - time.monotonic()))
+            if command.get("cmd") == "led" and (show is None or command["show"] == show):
+                return command
+
+    def drop_connection(self) -> None:
+        """Vanish without a goodbye, so the broker sends the last will."""
+        self.client._sock.close() if self.client._sock else None  # noqa: SLF001
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
