@@ -1,0 +1,278 @@
+"""Parameters of the virtual ship: one field an effect, levels `normal` and `hard`, item weights.
+
+A `Level` holds ranges; `ShipParams.draw(level, seed, ...)` turns them into one concrete
+ship (this ship's noise per zone, drift per channel, crosstalk per pair, sway frequencies),
+the way every real ship differs a little from the next. `ShipParams.quiet()` is a ship with
+every effect off; tests switch on one effect at a time with `dataclasses.replace`.
+
+Channels: 0..9 are zones 1..10, 10 is the table mat.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from bosun.sim.geometry import NEIGHBOURS
+
+ITEMS = ("boat", "barrel", "bottle", "crate", "chest", "plank", "sailor", "rat")  # RR2
+
+# Default grams per item type: small pieces of beech (~0.7 g/cm3), from a 2.6 g rat (~4 cm3)
+# to an 11.8 g boat (~17 cm3). Deliberately close calls: rat/bottle 0.7 g apart,
+# sailor/plank 0.8 g, plank/barrel 0.9 g; and for falls of several pieces
+# bottle + sailor (7.7 g) against one crate (7.6 g).
+ITEM_GRAMS = {
+    "boat": 11.8,
+    "chest": 9.4,
+    "crate": 7.6,
+    "barrel": 6.1,
+    "plank": 5.2,
+    "sailor": 4.4,
+    "bottle": 3.3,
+    "rat": 2.6,
+}
+
+TABLE_KINDS = ("mat", "piezo", "both", "none")
+RATES_SPS = (10, 80)  # HX711 RATE pin low / high
+
+# HX711 datasheet: input-referred noise 50 nV rms at 10 SPS, 90 nV at 80 SPS.
+NOISE_RATIO_10_TO_80 = 50.0 / 90.0
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SensorParams:
+    """One ship's load cells and HX711s: noise, glitches, drift, creep, crosstalk."""
+
+    noise_g_rms: tuple[float, ...] = (0.0,) * 11  # per channel, at the ship's sample rate
+    glitch_per_min: float = 0.0  # single-sample glitches, whole ship (all channels)
+    glitch_g: Range = (10.0, 60.0)  # size of a glitch, either sign
+    drift_g_per_min: tuple[float, ...] = (0.0,) * 11  # per channel, signed, from t = 0
+    creep_fraction: float = 0.0  # reading rises by this fraction of the load ...
+    creep_tau_s: float = 60.0  # ... with this time constant (and recovers when unloaded)
+    # (zone_a, zone_b, fraction): that fraction of a's load shows on b, and of b's on a;
+    # the total is conserved (the loaded cell reads that much less).
+    crosstalk: tuple[tuple[int, int, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class SwayParams:
+    """The ship rocking on its ball joint: two damped modes (roll, pitch)."""
+
+    hz: tuple[float, float] = (1.0, 1.3)  # roll, pitch: 0.5-2 Hz
+    decay_s: float = 1.5  # amplitude time constant
+    g_per_g: float = 0.0  # grams of sway per zone for each gram of sudden load change
+    max_g: float = 3.0  # cap on any zone's sway
+    vertical_fraction: float = 0.03  # the total is only nearly constant: this much bobs
+
+
+@dataclass(frozen=True)
+class HandParams:
+    """Ranges for what hands and pieces do; each action draws its own values from these."""
+
+    press_probability: float = 0.0  # a placement is pressed down before letting go
+    press_g: Range = (0.0, 0.0)  # extra force of the pressing hand
+    press_ms: Range = (100.0, 600.0)  # from the start of the press until the hand has left
+    set_ms: Range = (40.0, 120.0)  # the piece's weight comes onto the zone over this time
+    ring_fraction: Range = (0.0, 0.0)  # released piece rings: amplitude / piece weight
+    ring_hz: Range = (8.0, 15.0)
+    ring_decay_ms: Range = (40.0, 120.0)
+    slide_ms: Range = (5.0, 40.0)  # a leaving piece's weight goes over this time
+    fall_slowdown: Range = (1.0, 1.08)  # flight time / free-fall time (tumbling, rubbing)
+    impact_factor: Range = (0.0, 0.0)  # landing spike peak / piece weight, from the top yard
+    impact_hz: Range = (18.0, 30.0)  # mat / deck resonance excited by an impact
+    impact_decay_ms: Range = (15.0, 35.0)
+    bounce_rest_ms: Range = (0.0, 200.0)  # a bouncing piece stays on the mat this long
+    touch_g: Range = (3.0, 20.0)  # a brushing hand's peak force
+    touch_ms: Range = (80.0, 300.0)
+    knock_ripple_g: Range = (1.0, 6.0)  # mat ripple of a knock on the table
+    knock_sway_g: Range = (0.2, 1.0)  # sway impulse a knock gives the ship
+    piezo_min_mj: float = 1.0  # impact energy the piezo comparator needs
+    piezo_ship_impact_probability: float = 0.0  # a piece landing on the deck trips the piezo
+
+
+@dataclass(frozen=True)
+class ShipParams:
+    """Everything that makes one virtual ship: sampling, sensors, sway, hands, pieces."""
+
+    rate_sps: int = 80
+    table: str = "both"  # mat | piezo | both | none
+    sensors: SensorParams = field(default_factory=SensorParams)
+    sway: SwayParams = field(default_factory=SwayParams)
+    hands: HandParams = field(default_factory=HandParams)
+    item_grams: dict[str, float] = field(default_factory=lambda: dict(ITEM_GRAMS))
+    piece_scatter: float = 0.0  # relative SD of a piece's weight around its type's
+    pieces_per_item: int = 4  # RR2: one of each per player, up to 4 players
+
+    def __post_init__(self) -> None:
+        if isinstance(self.rate_sps, bool) or not isinstance(self.rate_sps, int):
+            raise ValueError(f"rate_sps must be a whole number, not {self.rate_sps!r}")
+        if not 1 <= self.rate_sps <= 1000:
+            raise ValueError(f"rate_sps must be 1-1000, not {self.rate_sps}")
+        if self.table not in TABLE_KINDS:
+            raise ValueError(f"table must be one of {', '.join(TABLE_KINDS)}, not {self.table!r}")
+        if len(self.sensors.noise_g_rms) != 11 or len(self.sensors.drift_g_per_min) != 11:
+            raise ValueError("noise_g_rms and drift_g_per_min need 11 channels (10 zones, mat)")
+        for item, grams in self.item_grams.items():
+            if not 0 < grams < 1000:
+                raise ValueError(f"item {item!r} must weigh 0-1000 g, not {grams}")
+        if self.pieces_per_item < 1:
+            raise ValueError("pieces_per_item must be at least 1")
+
+    @property
+    def has_mat(self) -> bool:
+        return self.table in ("mat", "both")
+
+    @property
+    def has_piezo(self) -> bool:
+        return self.table in ("piezo", "both")
+
+    @classmethod
+    def quiet(cls, rate_sps: int = 80, table: str = "both") -> ShipParams:
+        """A ship with every effect off: exact weights, no noise, no sway, gentle hands."""
+        return cls(rate_sps=rate_sps, table=table)
+
+    @classmethod
+    def draw(
+        cls, level: str | Level, seed: int | str = 0, rate_sps: int = 80, table: str = "both"
+    ) -> ShipParams:
+        """One concrete ship from a level's ranges; the same seed gives the same ship."""
+        lv = LEVELS[level] if isinstance(level, str) else level
+        rng = random.Random(f"{seed}/ship")
+        scale = 1.0 if rate_sps >= 80 else NOISE_RATIO_10_TO_80
+        noise = [rng.uniform(*lv.noise_g_rms) * scale for _ in range(10)]
+        noise.append(rng.uniform(*lv.mat_noise_g_rms) * scale)
+        drift = [rng.uniform(-1.0, 1.0) * lv.drift_g_per_min for _ in range(11)]
+        crosstalk = tuple((a, b, round(rng.uniform(*lv.crosstalk), 4)) for a, b in NEIGHBOURS)
+        sensors = SensorParams(
+            noise_g_rms=tuple(round(n, 4) for n in noise),
+            glitch_per_min=lv.glitch_per_min,
+            glitch_g=lv.glitch_g,
+            drift_g_per_min=tuple(round(d, 4) for d in drift),
+            creep_fraction=lv.creep_fraction,
+            creep_tau_s=lv.creep_tau_s,
+            crosstalk=crosstalk,
+        )
+        sway = SwayParams(
+            hz=(round(rng.uniform(*lv.sway_hz), 3), round(rng.uniform(*lv.sway_hz), 3)),
+            decay_s=round(rng.uniform(*lv.sway_decay_s), 3),
+            g_per_g=lv.sway_g_per_g,
+            max_g=lv.sway_max_g,
+            vertical_fraction=lv.sway_vertical_fraction,
+        )
+        return cls(
+            rate_sps=rate_sps,
+            table=table,
+            sensors=sensors,
+            sway=sway,
+            hands=lv.hands,
+            piece_scatter=lv.piece_scatter,
+        )
+
+
+@dataclass(frozen=True)
+class Level:
+    """Ranges a ship is drawn from, and how busy and how close the random session plays."""
+
+    name: str
+    noise_g_rms: Range  # per zone, at 80 SPS (10 SPS is quieter, per the datasheet)
+    mat_noise_g_rms: Range
+    glitch_per_min: float
+    glitch_g: Range
+    drift_g_per_min: float  # each channel drifts at a rate within +-this
+    creep_fraction: float
+    creep_tau_s: float
+    crosstalk: Range
+    sway_hz: Range
+    sway_decay_s: Range
+    sway_g_per_g: float
+    sway_max_g: float
+    sway_vertical_fraction: float
+    hands: HandParams
+    piece_scatter: float
+    # the random session
+    idle_s: Range  # quiet time after an action has finished
+    rest_before_tip_s: Range  # a tipping load: from the hand leaving to the first piece leaving
+    sequence_gap_ms: Range  # pieces falling one after another
+    together_gap_ms: Range  # pieces falling together
+    overlap_probability: float  # a touch or knock lands while something else happens
+
+
+NORMAL = Level(
+    name="normal",
+    noise_g_rms=(0.02, 0.10),
+    mat_noise_g_rms=(0.05, 0.15),
+    glitch_per_min=0.5,
+    glitch_g=(10.0, 40.0),
+    drift_g_per_min=0.15,
+    creep_fraction=0.003,
+    creep_tau_s=60.0,
+    crosstalk=(0.01, 0.03),
+    sway_hz=(0.8, 1.4),
+    sway_decay_s=(0.8, 1.5),
+    sway_g_per_g=0.12,
+    sway_max_g=2.0,
+    sway_vertical_fraction=0.02,
+    hands=HandParams(
+        press_probability=0.7,
+        press_g=(2.0, 15.0),
+        press_ms=(150.0, 600.0),
+        ring_fraction=(0.05, 0.25),
+        slide_ms=(5.0, 40.0),
+        impact_factor=(2.0, 6.0),
+        bounce_rest_ms=(0.0, 200.0),
+        touch_g=(3.0, 20.0),
+        touch_ms=(80.0, 300.0),
+        knock_ripple_g=(1.0, 6.0),
+        knock_sway_g=(0.2, 0.8),
+        piezo_min_mj=1.0,
+        piezo_ship_impact_probability=0.2,
+    ),
+    piece_scatter=0.02,
+    idle_s=(1.0, 4.0),
+    rest_before_tip_s=(0.8, 2.0),
+    sequence_gap_ms=(300.0, 1200.0),
+    together_gap_ms=(0.0, 30.0),
+    overlap_probability=0.0,
+)
+
+HARD = Level(
+    name="hard",
+    noise_g_rms=(0.10, 0.30),
+    mat_noise_g_rms=(0.15, 0.30),
+    glitch_per_min=3.0,
+    glitch_g=(10.0, 80.0),
+    drift_g_per_min=0.5,
+    creep_fraction=0.008,
+    creep_tau_s=40.0,
+    crosstalk=(0.02, 0.05),
+    sway_hz=(0.5, 2.0),
+    sway_decay_s=(1.5, 3.0),
+    sway_g_per_g=0.3,
+    sway_max_g=4.0,
+    sway_vertical_fraction=0.05,
+    hands=HandParams(
+        press_probability=0.9,
+        press_g=(5.0, 40.0),
+        press_ms=(200.0, 1000.0),
+        ring_fraction=(0.15, 0.5),
+        slide_ms=(10.0, 120.0),
+        impact_factor=(3.0, 10.0),
+        bounce_rest_ms=(0.0, 400.0),
+        touch_g=(5.0, 40.0),
+        touch_ms=(80.0, 600.0),
+        knock_ripple_g=(3.0, 20.0),
+        knock_sway_g=(0.5, 2.0),
+        piezo_min_mj=2.0,
+        piezo_ship_impact_probability=0.6,
+    ),
+    piece_scatter=0.03,
+    idle_s=(0.3, 2.5),
+    rest_before_tip_s=(0.4, 1.2),
+    sequence_gap_ms=(120.0, 700.0),
+    together_gap_ms=(0.0, 60.0),
+    overlap_probability=0.2,
+)
+
+LEVELS = {"normal": NORMAL, "hard": HARD}

@@ -1,0 +1,91 @@
+"""The ship's sensors: eleven HX711 load-cell channels (ten zones and the mat) and the piezo.
+
+HX711 (datasheet): each output averages the input over its conversion period, and its
+digital filter needs four output periods to settle after a step (50 ms at 80 SPS, 400 ms
+at 10 SPS). Modelled as a [1, 11, 11, 1]/24 filter over the last four period averages (a
+cubic B-spline, the shape of a sinc^4 decimator's step response). Output-referred white
+noise, single-sample glitches (a disturbed serial read), creep (the cell's reading rises
+towards `creep_fraction` of its load with `creep_tau_s`) and linear drift come on top.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from bosun.sim.params import SensorParams
+
+FILTER_TAPS = (1.0 / 24.0, 11.0 / 24.0, 11.0 / 24.0, 1.0 / 24.0)  # newest first
+CHANNELS = 11
+
+
+class LoadCellBank:
+    """All eleven load-cell channels; `read()` turns period-averaged forces into readings."""
+
+    def __init__(self, params: SensorParams, has_mat: bool, rng: random.Random):
+        self.params = params
+        self.rng = rng
+        self.noise = list(params.noise_g_rms)
+        self.drift_per_us = [d / 60e6 for d in params.drift_g_per_min]
+        self.channels_fitted = CHANNELS if has_mat else CHANNELS - 1
+        self.history: list[list[float]] = []  # newest first, four period averages
+        self.creep = [0.0] * CHANNELS
+        self.creep_tau_us = max(params.creep_tau_s, 1e-3) * 1e6
+        self.glitches = 0  # count, for tests and reports
+
+    def read(self, averaged_g: list[float], t_us: int, span_us: int) -> list[float]:
+        """Readings at `t_us` (grams, 11 channels) from the forces averaged over `span_us`."""
+        history = self.history
+        if not history:
+            history.extend([averaged_g] * 4)  # powered up long before: filter settled
+        else:
+            history.insert(0, averaged_g)
+            history.pop()
+        h0, h1, h2, h3 = history
+        a, b = FILTER_TAPS[0], FILTER_TAPS[1]
+        out = [a * (h0[i] + h3[i]) + b * (h1[i] + h2[i]) for i in range(CHANNELS)]
+
+        creep_fraction = self.params.creep_fraction
+        if creep_fraction:
+            keep = math.exp(-span_us / self.creep_tau_us)
+            creep = self.creep
+            for i in range(CHANNELS):
+                target = creep_fraction * out[i]
+                creep[i] = target + (creep[i] - target) * keep
+                out[i] += creep[i]
+
+        gauss = self.rng.gauss
+        noise, drift = self.noise, self.drift_per_us
+        for i in range(CHANNELS):
+            if drift[i]:
+                out[i] += drift[i] * t_us
+            if noise[i]:
+                out[i] += gauss(0.0, noise[i])
+
+        glitch_per_min = self.params.glitch_per_min
+        if glitch_per_min and self.rng.random() < glitch_per_min * span_us / 60e6:
+            channel = self.rng.randrange(self.channels_fitted)
+            size = self.rng.uniform(*self.params.glitch_g)
+            out[channel] += size if self.rng.random() < 0.5 else -size
+            self.glitches += 1
+        return out
+
+
+class Piezo:
+    """The table's piezo and comparator: the firmware latches a pulse until the next sample."""
+
+    def __init__(self) -> None:
+        self.pending_us: list[int] = []
+
+    def hit(self, t_us: int) -> None:
+        self.pending_us.append(t_us)
+        self.pending_us.sort()
+
+    def read(self, after_us: int, until_us: int) -> int:
+        """1 if an impact happened in (after_us, until_us], else 0; forgets those."""
+        fired = 0
+        pending = self.pending_us
+        while pending and pending[0] <= until_us:
+            if pending.pop(0) > after_us:
+                fired = 1
+        return fired
