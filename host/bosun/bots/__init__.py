@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SEAT_NAMES = ("ann", "bob", "cy", "dee")
-SIMULATED_GAMES = {"riffraff": "bosun.bots.riffraff"}
+SIMULATED_GAMES = {"riffraff": "bosun.bots.riffraff", "montego-bay": "bosun.bots.montego_bay"}
 
 
 @dataclass

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bosun.games.base import Game, Rejected
+from bosun.games.montego_bay import MontegoBay
 from bosun.games.riffraff import RiffRaff
 
-GAMES: dict[str, Game] = {RiffRaff.name: RiffRaff()}
+GAMES: dict[str, Game] = {RiffRaff.name: RiffRaff(), MontegoBay.name: MontegoBay()}
 
 
 def game_named(name: object) -> Game:
