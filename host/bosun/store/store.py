@@ -147,8 +147,11 @@ def database_url(url: str) -> sa.URL:
     )
 
 
-def _shown(url: sa.URL) -> str:
-    return url.render_as_string(hide_password=True)
+def _shown(written: str, url: sa.URL) -> str:
+    """The URL as the user wrote it (a bare path stays a path), password hidden."""
+    if "://" not in written:
+        return written
+    return url.set(drivername=sa.make_url(written).drivername).render_as_string(hide_password=True)
 
 
 def _reason(err: BaseException) -> str:
@@ -192,9 +195,9 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
 class Store:
     """The append-only log of every table; see the package docstring for the interface."""
 
-    def __init__(self, engine: sa.Engine, url: sa.URL) -> None:
+    def __init__(self, engine: sa.Engine, url: str) -> None:
         self._engine = engine
-        self.url = _shown(url)
+        self.url = url  # as the user wrote it, password hidden: for messages
         self.dialect = engine.dialect.name
         insert = sqlite_dialect.insert if self.dialect == "sqlite" else pg_dialect.insert
         self._insert_entry = insert(entries).on_conflict_do_nothing().returning(entries.c.id)
@@ -214,11 +217,13 @@ class Store:
             engine = _sqlite_engine(sa_url)
         else:
             engine = sa.create_engine(sa_url, json_serializer=_json_dumps, pool_pre_ping=True)
-        store = cls(engine, sa_url)
+        store = cls(engine, _shown(url, sa_url))
         try:
             store._migrate()
-        except StoreError:
+        except StoreError as err:
             engine.dispose()
+            if isinstance(err.__cause__, sa.exc.DBAPIError):
+                raise StoreError(f"cannot open {err}") from err.__cause__
             raise
         except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as err:
             engine.dispose()
