@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
 import signal
 import sys
 from pathlib import Path
@@ -17,6 +19,19 @@ from bosun.store import default_db_url
 from bosun.tables import TableConfigError, load_tables
 
 DEFAULT_TABLES_FILE = Path("bosun.toml")
+OPERATOR_KEY_FILE = Path("bosun.key")
+
+
+def operator_key() -> str:
+    """$BOSUN_OPERATOR_KEY, else the key kept in ./bosun.key (made on first run, owner-only)."""
+    if key := os.environ.get("BOSUN_OPERATOR_KEY"):
+        return key
+    if OPERATOR_KEY_FILE.exists():
+        return OPERATOR_KEY_FILE.read_text().strip()
+    key = secrets.token_urlsafe(12)
+    OPERATOR_KEY_FILE.touch(mode=0o600)
+    OPERATOR_KEY_FILE.write_text(key + "\n")
+    return key
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         mqtt_url=args.mqtt,
         http_host=args.host,
         http_port=args.port,
+        operator_key=operator_key(),
     )
     return asyncio.run(serve(options, console))
 
