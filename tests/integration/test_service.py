@@ -7,9 +7,9 @@ import json
 import pytest
 from support.service import BrokerShip, RunningService
 
-from bosun.referee.riffraff import DEFAULT_ITEM_GRAMS as W
 from bosun.referee.riffraff import FALL_EPISODE_MS
 from bosun.service import ServiceOptions
+from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
 
 PLAYERS = ["ann", "bob", "cy"]

@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bosun.games import Rejected
-from shipsense.protocol import check_command
-
 from bosun.referee import effects as fx
 from bosun.referee import leds
-from bosun.referee.riffraff import DEFAULT_ITEM_GRAMS as W
 from bosun.referee.riffraff import FALL_EPISODE_MS, RiffRaffTable
+from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
+from shipsense.protocol import check_command
 
 
 def table(settle_s=0, sensor="mat", players=("ann", "bob", "cy")) -> RiffRaffTable:
@@ -289,3 +288,25 @@ def test_every_led_command_is_one_the_ship_accepts():
     assert {c["show"] for c in commands} >= {"prompt", "countdown", "fall"}
     for command in commands:
         assert check_command(command) == command
+
+
+def test_rr13_a_piece_that_bounced_off_the_mat_still_reached_the_table():
+    t = table(settle_s=3)
+    barrel_then_rat(t)
+    t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4000)
+    t.on_ship_event({"type": "land", "grams": W["rat"], "bounced": False}, 4100)
+    t.on_ship_event({"type": "land", "grams": 0.0, "bounced": True}, 4150)
+    out = t.on_timer(4000 + FALL_EPISODE_MS)
+    assert actions(out) == [
+        {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
+    ]
+
+
+def test_a_leaving_that_comes_to_nothing_restores_the_prompt():
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "barrel", 100)
+    t.on_ship_event({"type": "leaving", "grams": 1.0, "zones": [8]}, 500)
+    out = t.on_ship_event({"type": "stay", "grams": 1.0}, 700)
+    assert kinds(out, fx.LED)[-1]["show"] == "countdown"
+    assert actions(t.on_timer(3100)) == [{"type": "end_turn", "player": "bob"}]

@@ -15,6 +15,7 @@ stored inputs rebuilds exactly the same referee after a crash.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +25,9 @@ from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
 from bosun.referee import leds
 from bosun.referee.effects import Effect, feed
-from bosun.referee.weights import name_group, name_piece
+from bosun.sim.params import ITEM_GRAMS
 from bosun.tables import TableConfig
+from shipsense.items import name_fall, name_place
 
 # Pieces from the top yard reach the table ~250 ms after leaving; the detector confirms a fall
 # ~300 ms after it left. Waiting this long after the last fall catches late landings, bounces
@@ -33,17 +35,8 @@ from bosun.tables import TableConfig
 FALL_EPISODE_MS = 900
 # A `leaving` is always followed by a fall or a shift; if neither came, stop holding the turn.
 LEAVING_HOLD_MS = 2500
-# Default weights when a table has not been calibrated yet (the simulator's defaults agree).
-DEFAULT_ITEM_GRAMS = {
-    "boat": 11.8,
-    "barrel": 6.1,
-    "bottle": 4.3,
-    "crate": 7.4,
-    "chest": 9.6,
-    "plank": 5.2,
-    "sailor": 3.4,
-    "rat": 2.6,
-}
+# Below this the mat felt nothing worth naming (its noise is a few tenths of a gram).
+MAT_FELT_G = 0.5
 
 
 @dataclass
@@ -71,6 +64,7 @@ class FallEpisode:
     zones: set[int] = field(default_factory=set)
     landed_g: float = 0.0
     impacts: int = 0
+    bounces: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -79,7 +73,8 @@ class RiffRaffTable:
 
     def __init__(self, config: TableConfig, setup: dict[str, Any]) -> None:
         self.config = config
-        self.item_grams = {**DEFAULT_ITEM_GRAMS, **config.items}
+        # nominal piece weights until the table is calibrated (the wizard stores its own)
+        self.item_grams = {**ITEM_GRAMS, **config.items}
         self.match = Match()
         self.match.submit(setup)
         self.online = True
@@ -162,16 +157,14 @@ class RiffRaffTable:
     def _load(self, player: str, zone: int, grams: float, now_ms: int) -> list[Effect]:
         supply = self.view["players"][player]["items"]
         candidates = {item: self.item_grams[item] for item in ITEMS if supply[item] > 0}
-        naming = name_piece(grams, candidates)
-        if naming is None:
+        if not candidates:
             return [feed(f"{player} has no pieces left to load", level="warning")]
-        item = naming.items[0]
+        item, ambiguous, others = name_place(grams, candidates)
         out = self._submit({"type": "load", "player": player, "zone": zone, "item": item})
         if not any(e.kind == fx.ACTION for e in out):
             return out
         out.append(feed(f"{player} loaded a {item} ({grams:.1f} g) on zone {zone}", rule="RR8"))
-        if naming.ambiguous:
-            others = [alt[0] for alt in naming.alternatives if alt[0] != item]
+        if ambiguous:
             out.append(
                 self._flag(
                     "which_item",
@@ -205,7 +198,7 @@ class RiffRaffTable:
                 rule="RR13",
             )
         ]
-        return out + self.prompt()
+        return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_fall(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = None
@@ -240,10 +233,16 @@ class RiffRaffTable:
                 )
             else:
                 return [feed("something landed on the table, nothing left the ship", "debug")]
-        if isinstance(grams, (int, float)):
+        if event.get("bounced"):
+            self.episode.bounces += 1  # it reached the table, then left the mat again
+        elif isinstance(grams, (int, float)):
             self.episode.landed_g += float(grams)
         self.episode.impacts += 1
         return []
+
+    def _ship_stay(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        self.leaving_since_ms = None  # the weight came back: nothing left
+        return self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         return [
@@ -270,7 +269,7 @@ class RiffRaffTable:
         out: list[Effect] = []
         if self.leaving_since_ms is not None and now_ms >= self.leaving_since_ms + LEAVING_HOLD_MS:
             self.leaving_since_ms = None
-            out += self.prompt()
+            out += self.prompt(force=True, now_ms=now_ms)
         if self.episode is not None and now_ms >= self.episode.deadline_ms:
             out += self._settle_fall(now_ms)
         if (
@@ -303,14 +302,15 @@ class RiffRaffTable:
         player = view["turn"] if view["phase"] == "turn" else view["last_turn"]
         if player is None:
             return [feed("weight left the ship before anyone loaded: ignored", "warning")]
-        aboard = self._aboard(episode.zones)
-        fell = name_group(episode.left_g, aboard, self.item_grams)
-        fallen, caught, how = self._split_landed(fell.items, episode)
+        pieces, ambiguous, _ = name_fall(
+            episode.left_g, self.item_grams, aboard_counts=self._aboard_counts(episode.zones)
+        )
+        fallen, caught, how = self._split_landed(pieces, episode)
         action = {"type": "fall", "player": player, "fallen": fallen, "caught": caught}
         out = self._submit(action)
         if any(e.kind == fx.ACTION for e in out):
             out.append(feed(self._describe_fall(player, fallen, caught, how), rule="RR12"))
-            if fell.ambiguous or how == "guessed":
+            if ambiguous or how == "guessed":
                 out.append(
                     self._flag(
                         "which_fell",
@@ -327,25 +327,31 @@ class RiffRaffTable:
         self.held_events = []
         return out
 
-    def _aboard(self, zones: set[int]) -> list[str]:
-        """Pieces aboard, oldest first; those in the zones that lost weight when known."""
+    def _aboard_counts(self, zones: set[int]) -> dict[str, int]:
+        """Pieces aboard by item; only those on the zones that lost weight, when known."""
         ship = self.view["ship"]
         chosen = [z for z in range(1, 11) if z in zones and ship[str(z)]] or range(1, 11)
-        return [item for z in chosen for item in ship[str(z)]]
+        return dict(Counter(item for z in chosen for item in ship[str(z)]))
 
     def _split_landed(
-        self, pieces: tuple[str, ...], episode: FallEpisode
+        self, pieces: list[str], episode: FallEpisode
     ) -> tuple[list[str], list[str], str]:
         """Fallen (reached the table) versus caught (never landed), by what the table felt."""
         sensor = self.config.table_sensor
-        if sensor in ("mat", "both") and episode.landed_g > 0.3:
-            landed = name_group(episode.landed_g, list(pieces), self.item_grams, allow_empty=True)
-            rest = list(pieces)
-            for item in landed.items:
-                rest.remove(item)
-            return list(landed.items), rest, "weighed"
         if sensor in ("mat", "both"):
-            return [], list(pieces), "weighed"
+            stayed: list[str] = []
+            if episode.landed_g > MAT_FELT_G:
+                stayed, _, _ = name_fall(
+                    episode.landed_g, self.item_grams, aboard_counts=Counter(pieces)
+                )
+            rest = list(pieces)
+            for item in stayed:
+                rest.remove(item)
+            # a bounce tells that a piece reached the table, not which: the heaviest first
+            rest.sort(key=lambda i: -self.item_grams[i])
+            bounced, caught = rest[: episode.bounces], rest[episode.bounces :]
+            guessed = bool(bounced) and bool(caught)
+            return sorted(stayed + bounced), sorted(caught), "guessed" if guessed else "weighed"
         if sensor == "piezo":
             if episode.impacts == 0:
                 return [], list(pieces), "heard"
@@ -456,7 +462,7 @@ class RiffRaffTable:
         out = [feed("the ship is back online: the table resumes")]
         if self.settle_deadline_ms is not None:  # restart the window in full
             self.settle_deadline_ms = now_ms + self.config.settle_s * 1000
-        return out + self.prompt(force=True)
+        return out + self.prompt(force=True, now_ms=now_ms)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -487,10 +493,14 @@ class RiffRaffTable:
             )
         return out + self.prompt()
 
-    def prompt(self, force: bool = False) -> list[Effect]:
+    def prompt(self, force: bool = False, now_ms: int | None = None) -> list[Effect]:
         """The LED command for the game's present state, when it differs from the last one."""
         view = self.view
-        if view["phase"] == "turn":
+        if view["phase"] == "turn" and self.settle_deadline_ms is not None and now_ms is not None:
+            left_s = max(0.1, (self.settle_deadline_ms - now_ms) / 1000)
+            colour = self.config.colour_of(view["turn"])
+            command = leds.countdown(view["target_zone"], colour, round(left_s, 1))
+        elif view["phase"] == "turn":
             command = leds.prompt(view["target_zone"], self.config.colour_of(view["turn"]))
         elif view["phase"] == "over":
             command = leds.winner(self.config.colour_of(view["winners"][0]))

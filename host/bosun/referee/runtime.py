@@ -122,7 +122,7 @@ class TableRuntime:
         self.action_ids = self._effective_action_ids(self.game_id)
         self._note(fx.feed(f"new game: {', '.join(players)}; {setup['captain']} is captain"))
         self._publish_state()
-        self._emit(referee.prompt(force=True))
+        self._emit(referee.prompt(force=True, now_ms=self.clock.now_ms()))
         return self.game_id
 
     def _rebuild(self, game) -> None:
@@ -137,7 +137,7 @@ class TableRuntime:
         self.action_ids = self._effective_action_ids(game.game_id)
         log.info("table %s: resumed game %s", self.config.id, game.game_id)
         self._publish_state()
-        self._emit(referee.prompt(force=True))
+        self._emit(referee.prompt(force=True, now_ms=self.clock.now_ms()))
         self._reschedule()
 
     def _effective_action_ids(self, game_id: str) -> list[int]:
