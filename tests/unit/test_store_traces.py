@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from bosun.store import InvalidEntry, Store, UnknownGame
-from bosun.store.traces import SAMPLE
+from bosun.store.traces import SAMPLE, _pack_checking_each_value, pack_rows, rounded, unpack_rows
 from shipsense.trace import HEADER, read_trace
 
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob"], "captain": "ann"}
@@ -94,6 +94,14 @@ def test_bad_rows_are_refused_naming_the_problem_and_nothing_is_stored(store, ro
     with pytest.raises(InvalidEntry, match=problem):
         store.append_traces([good, {**good, "rows": rows}])
     assert store.trace("t1", -1, 10**11) == []
+
+
+def test_the_fast_packer_and_the_value_by_value_checker_agree():
+    rows = samples(0.0, 50, seed=3) + samples(700.0, 5, seed=4, mat=False, piezo=False)
+    rows[7] = tuple(rows[7])
+    rows[8][1] = 3  # an int is a number too
+    assert pack_rows(rows) == _pack_checking_each_value(rows)
+    assert [rounded(r) for r in unpack_rows(pack_rows(rows)[0])] == [list(r) for r in rows]
 
 
 def test_an_empty_batch_stores_nothing(store):

@@ -9,8 +9,10 @@ the CSV writer prints the shortest decimal that reads back to the same float32.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 from bosun.store.records import InvalidEntry
 
@@ -41,6 +43,56 @@ def pack_rows(rows: Sequence[Sequence[object]]) -> tuple[bytes, float, float]:
         raise InvalidEntry(f"trace rows must be a list, not {type(rows).__name__}")
     if len(rows) > MAX_ROWS_PER_BATCH:
         raise InvalidEntry(f"{len(rows)} trace rows in one batch; at most {MAX_ROWS_PER_BATCH}")
+    if not rows:
+        return b"", 0.0, 0.0
+    packed = _pack_clean_rows(rows)
+    if packed is not None:
+        return packed, float(rows[0][0]), float(rows[-1][0])
+    return _pack_checking_each_value(rows)  # finds and names the problem
+
+
+_NUMBER_TYPES = {int, float}
+_NUMBER_OR_NONE = {int, float, type(None)}
+
+
+def _pack_clean_rows(rows: Sequence[Sequence[object]]) -> bytes | None:
+    """The packed rows if every value is fine, checked column-wise in C loops; else None.
+
+    At 80 SPS on 200 tables that is 16,000 samples a second: a Python loop over every
+    value would cost a third of a core.
+    """
+    count = len(rows)
+    if not all(isinstance(row, list | tuple) and len(row) == COLUMNS_PER_ROW for row in rows):
+        return None
+    flat = list(chain.from_iterable(rows))
+    if not set(map(type, flat)) <= _NUMBER_OR_NONE:
+        return None
+    times = flat[0::COLUMNS_PER_ROW]
+    zones = flat[1::COLUMNS_PER_ROW]
+    for column in range(2, 11):
+        zones += flat[column::COLUMNS_PER_ROW]
+    mat = [grams for grams in flat[11::COLUMNS_PER_ROW] if grams is not None]
+    impacts = flat[12::COLUMNS_PER_ROW]
+    if (
+        not set(map(type, times + zones)) <= _NUMBER_TYPES
+        or not all(map(math.isfinite, times))
+        or not all(map(math.isfinite, zones))
+        or not all(map(math.isfinite, mat))
+        or min(times) < 0
+        or max(times) > MAX_T_MS
+        or not all(map(operator.lt, times, times[1:]))
+        or min(zones) < -MAX_ABS_GRAMS
+        or max(zones) > MAX_ABS_GRAMS
+        or (mat and (min(mat) < -MAX_ABS_GRAMS or max(mat) > MAX_ABS_GRAMS))
+        or not set(impacts) <= {0, 1, None}
+    ):
+        return None
+    flat[11::COLUMNS_PER_ROW] = [math.nan if g is None else g for g in flat[11::COLUMNS_PER_ROW]]
+    flat[12::COLUMNS_PER_ROW] = [math.nan if i is None else i for i in impacts]
+    return struct.pack("<" + "d12f" * count, *flat)
+
+
+def _pack_checking_each_value(rows: Sequence[Sequence[object]]) -> tuple[bytes, float, float]:
     packed = bytearray(SAMPLE.size * len(rows))
     previous_t_ms = None
     for index, row in enumerate(rows):
