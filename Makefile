@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Debian packages the tests drive for real; installed when running as root.
-DEB_PACKAGES := mosquitto mosquitto-clients chromium
+DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
 PYTEST_ARGS ?=
 
 .PHONY: setup system-packages run test lint format clean
