@@ -622,11 +622,14 @@ def test_mb10_three_ships_or_fewer_end_the_game_and_every_ship_is_scored():
     assert view["deck_left"] == 0
     play_round(game, ann=(1, 1), bob=(1, 1), cy=(1, 1))
     view = answer_anyhow(game)
-    assert view["phase"] == "over" and view["docks"] == [None] * 4
+    assert view["phase"] == "over"
+    # Scored where they lie: the final state still shows the ships and their cargo.
     game_end = [e for e in view["events"] if e.get("why") == "game end"]
-    assert [e["dock"] for e in game_end] == [1, 2, 3]
-    assert game_end[0]["cargo"] and all(bool(e["scores"]) == bool(e["cargo"]) for e in game_end)
-    assert all(info["barrels"] == 16 for info in view["players"].values())  # all came home
+    assert [(e["kind"], e["dock"]) for e in game_end] == [("score", 1), ("score", 2), ("score", 3)]
+    assert [e["cargo"] for e in game_end] == cargo(view)[:3] and view["docks"][3] is None
+    for e in game_end:
+        assert e["scores"] == majority_scores(e["cargo"], (6, 3, 1), 3, list(PLAYERS))
+    assert any(e["scores"] for e in game_end)
     top = max(i["points"] for i in view["players"].values())
     assert view["winners"] == [p for p, i in view["players"].items() if i["points"] == top]
     refused(game, "hire", "the game is over", player="ann", worker=None)
@@ -692,3 +695,29 @@ def test_mb17_ships_drawn_at_setup_do_not_count_as_this_rounds():
     view = answer_anyhow(game)
     assert view["round"] == 2 and view["deck_left"] == 0
     assert view["order"] == [ORDER[-1], *ORDER[:-1]]  # no ship was drawn this round
+
+
+def test_mb14_ruling_lazy_jacks_old_stop_is_not_free_while_his_worker_stands_there():
+    huge = [{"slots": 20, "points": [6, 3, 1]}] * 12
+    game = new_game(warehouses=BOARD[:4], ships=huge, silver={"ann": 3})
+    # Four warehouses: N1 N2 N3 N4 S4 S3 S2 S1. bob:little lands on ann:little at S4 and
+    # pushes it across to N4.
+    play_round(game, ann=(1, 1), bob=(2, 1), cy=(3, 2))
+    view = answer_anyhow(game)
+    assert view["workers"] == {
+        "ann:big": "N1", "ann:little": "N4", "bob:big": "N2",
+        "bob:little": "S4", "cy:big": "N3", "cy:little": "S3",
+    }  # fmt: skip
+    hire(game, ann="big")
+    view = cards(game, ann=(2, 2, 3), bob=(1, 1), cy=(1, 1))
+    # Lazy Jack leaves N1 for N4: taken, S4 across taken, N3 and N2 behind taken, and N1
+    # still holds ann:big, so he goes on round the corner to S1.
+    jack = next(e for e in view["events"] if e.get("worker") == "jack")
+    assert jack["from"] == "N1" and jack["pushed_back_from"] == "N4" and jack["to"] == "S1"
+
+
+def test_mb6_a_null_jack_card_from_a_player_without_him_means_none():
+    game = new_game()
+    hire(game)
+    view = do(game, "cards", player="ann", big=1, little=2, jack=None)
+    assert view["chosen"] == ["ann"] and game.view("ann")["my_cards"] == {"big": 1, "little": 2}

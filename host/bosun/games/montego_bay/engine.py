@@ -46,6 +46,12 @@ class MontegoBay:
     # -- the Game protocol -------------------------------------------------------------
 
     def setup(self, action: Mapping[str, Any]) -> MontegoBayState:
+        if isinstance(action, Mapping) and isinstance(action.get("data"), str):
+            # The engine reads no files: a log must replay the same wherever it goes.
+            raise Rejected(
+                "setup: data must be the data file's content inline, not a path "
+                "(bosun.games.montego_bay.load_game_data reads a file)"
+            )
         a: act.Setup = parse_action(_SETUP_ONLY, action)
         players = list(a.players)
         for name in players:
@@ -436,14 +442,15 @@ class MontegoBay:
 
     def _end_round(self, s: MontegoBayState) -> None:
         docked = sum(d is not None for d in s.docks)  # MB16: the pilot boat counts
-        if docked <= GAME_END_SHIPS:  # MB10: every ship left is scored; the game ends
-            for dock in range(1, DOCKS + 1):
-                if s.docks[dock - 1] is not None:
-                    s.events.append(harbour.sail(s, dock, "game end"))
+        if docked <= GAME_END_SHIPS:
+            # MB10: every ship left is scored and the game ends. Nothing sails any more
+            # (the seed: "score all ships", against "score the first dock's ship, then it
+            # sails"), so the final state shows the harbour, cargo and all, as it ended.
+            for dock, _ in s.ships_at_docks():
+                s.events.append(harbour.score(s, dock, "game end"))
             top = max(s.points.values())
             s.winners = [p for p in s.players if s.points[p] == top]  # MB15b: ties all win
             s.phase = "over"
-            s.jack = None
             return
         s.events.append(harbour.sail(s, 1, "first dock"))  # MB10
         harbour.pack_and_refill(s)

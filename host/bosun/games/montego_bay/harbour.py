@@ -39,19 +39,14 @@ def majority_scores(
     return scores
 
 
-def sail(s: MontegoBayState, dock: int, why: str) -> dict[str, Any]:
-    """The ship at `dock` (1-4) is scored and leaves; its barrels go home (MB9, MB10)."""
+def score(s: MontegoBayState, dock: int, why: str) -> dict[str, Any]:
+    """The majority points of the ship at `dock` (MB9) go to the players; it stays put."""
     ship = s.docks[dock - 1]
-    s.docks[dock - 1] = None
-    if ship == PILOT:
-        return {"kind": "sail", "dock": dock, "pilot": True, "why": why}
     scores = majority_scores(ship.cargo, ship.points, scoring_places(len(s.players)), s.players)
     for player, gained in scores.items():
         s.points[player] += gained
-    for player, count in ship.cargo.items():
-        s.barrels[player] += count
     return {
-        "kind": "sail",
+        "kind": "score",
         "dock": dock,
         "why": why,
         "slots": ship.slots,
@@ -59,6 +54,19 @@ def sail(s: MontegoBayState, dock: int, why: str) -> dict[str, Any]:
         "cargo": dict(ship.cargo),
         "scores": scores,
     }
+
+
+def sail(s: MontegoBayState, dock: int, why: str) -> dict[str, Any]:
+    """The ship at `dock` (1-4) is scored and leaves; its barrels go home (MB9, MB10)."""
+    ship = s.docks[dock - 1]
+    if ship == PILOT:
+        s.docks[dock - 1] = None
+        return {"kind": "sail", "dock": dock, "pilot": True, "why": why}
+    event = score(s, dock, why)
+    s.docks[dock - 1] = None
+    for player, count in ship.cargo.items():
+        s.barrels[player] += count
+    return {**event, "kind": "sail"}
 
 
 def pack_and_refill(s: MontegoBayState) -> None:
