@@ -48,7 +48,10 @@ class SensorParams:
     noise_g_rms: tuple[float, ...] = (0.0,) * 11  # per channel, at the ship's sample rate
     glitch_per_min: float = 0.0  # single-sample glitches, whole ship (all channels)
     glitch_g: Range = (10.0, 60.0)  # size of a glitch, either sign
-    drift_g_per_min: tuple[float, ...] = (0.0,) * 11  # per channel, signed, from t = 0
+    # Thermal drift per channel, signed: the reading starts drifting at this rate at t = 0
+    # and wanders as a slow sine of `drift_period_min` (bounded over a six-hour session).
+    drift_g_per_min: tuple[float, ...] = (0.0,) * 11
+    drift_period_min: float = 40.0
     creep_fraction: float = 0.0  # reading rises by this fraction of the load ...
     creep_tau_s: float = 60.0  # ... with this time constant (and recovers when unloaded)
     # (zone_a, zone_b, fraction): that fraction of a's load shows on b, and of b's on a;

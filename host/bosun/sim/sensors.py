@@ -5,7 +5,8 @@ digital filter needs four output periods to settle after a step (50 ms at 80 SPS
 at 10 SPS). Modelled as a [1, 11, 11, 1]/24 filter over the last four period averages (a
 cubic B-spline, the shape of a sinc^4 decimator's step response). Output-referred white
 noise, single-sample glitches (a disturbed serial read), creep (the cell's reading rises
-towards `creep_fraction` of its load with `creep_tau_s`) and linear drift come on top.
+towards `creep_fraction` of its load with `creep_tau_s`) and thermal drift (a slow sine that
+starts at the channel's rate) come on top.
 """
 
 from __future__ import annotations
@@ -26,7 +27,12 @@ class LoadCellBank:
         self.params = params
         self.rng = rng
         self.noise = list(params.noise_g_rms)
-        self.drift_per_us = [d / 60e6 for d in params.drift_g_per_min]
+        period_us = max(params.drift_period_min, 1e-3) * 60e6
+        self.drift_omega_per_us = 2.0 * math.pi / period_us
+        # amplitude of the drift sine whose slope at t = 0 is the channel's rate
+        self.drift_amplitude_g = [
+            d / 60e6 / self.drift_omega_per_us for d in params.drift_g_per_min
+        ]
         self.channels_fitted = CHANNELS if has_mat else CHANNELS - 1
         self.history: list[list[float]] = []  # newest first, four period averages
         self.creep = [0.0] * CHANNELS
@@ -36,7 +42,8 @@ class LoadCellBank:
     def read(self, averaged_g: list[float], t_us: int, span_us: int) -> list[float]:
         """Readings at `t_us` (grams, 11 channels) from the forces averaged over `span_us`."""
         history = self.history
-        if not history:
+        first = not history
+        if first:
             history.extend([averaged_g] * 4)  # powered up long before: filter settled
         else:
             history.insert(0, averaged_g)
@@ -47,6 +54,8 @@ class LoadCellBank:
 
         creep_fraction = self.params.creep_fraction
         if creep_fraction:
+            if first:  # what was aboard before power-up has crept long ago
+                self.creep = [creep_fraction * value for value in out]
             keep = math.exp(-span_us / self.creep_tau_us)
             creep = self.creep
             for i in range(CHANNELS):
@@ -55,10 +64,11 @@ class LoadCellBank:
                 out[i] += creep[i]
 
         gauss = self.rng.gauss
-        noise, drift = self.noise, self.drift_per_us
+        noise, drift = self.noise, self.drift_amplitude_g
+        wander = math.sin(self.drift_omega_per_us * t_us)
         for i in range(CHANNELS):
             if drift[i]:
-                out[i] += drift[i] * t_us
+                out[i] += drift[i] * wander
             if noise[i]:
                 out[i] += gauss(0.0, noise[i])
 

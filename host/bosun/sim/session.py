@@ -69,7 +69,7 @@ class RandomHands:
                 self.agenda.pop(0)
         else:
             self._place(at_ms)
-        self.next_us = max(ship.busy_until_us, ship.now_us) + self._idle_us()
+        self.next_us = max(ship.busy_until_us, self.next_us, now) + self._idle_us()
 
     # ---- choices --------------------------------------------------------------------------
 

@@ -103,8 +103,9 @@ class VirtualShip:
         self._piezo = Piezo()
         self._period_us = 1_000_000 // self.rate_sps
         self._next_index = 0
-        self._last_us: int | None = None  # time of the last sample
-        self._clock_us = -self._period_us  # latest time any force was evaluated at
+        self._last_us: int | None = None  # time of the last sample (conversion)
+        self._latest: Sample | None = None
+        self._asked_us = 0  # latest time sample_at was asked for
         self.busy_until_us = 0
         self.samples = 0
 
@@ -117,7 +118,7 @@ class VirtualShip:
 
     @property
     def now_us(self) -> int:
-        return max(0, self._clock_us)
+        return 0 if self._last_us is None else self._last_us
 
     @property
     def period_us(self) -> int:
@@ -457,52 +458,53 @@ class VirtualShip:
     # ---- sampling -----------------------------------------------------------------------
 
     def next_sample(self) -> Sample:
-        """The next sample at the ship's rate: t = index / rate, exact for any session length."""
+        """The next conversion: t = index / rate, exact for any session length."""
         t_us = self._next_index * 1_000_000 // self.rate_sps
-        if t_us <= self._clock_us:  # someone read ahead with sample_at / forces_at
-            self._next_index = self._clock_us * self.rate_sps // 1_000_000 + 1
-            t_us = self._next_index * 1_000_000 // self.rate_sps
         self._next_index += 1
-        return self._sample(t_us)
+        self._latest = self._sample(t_us)
+        return self._latest
 
     def sample_at(self, t_ms: float) -> Sample:
-        """A sample at any later time (a virtual board reading at its own pace)."""
-        t_us = self._time_us(t_ms, "t_ms")
-        if t_us <= self._clock_us:
-            raise ValueError(f"t_ms={t_ms} is not after the last reading ({self._clock_us / 1e3})")
-        return self._sample(t_us)
+        """The latest conversion at `t_ms`, for a reader with its own pace (a virtual board).
 
-    def forces_at(self, t_ms: float) -> tuple[float, ...]:
-        """Noiseless grams on the 10 zone cells and the mat at `t_ms` (no sensor effects).
-
-        Like a sample, it moves the ship's reading clock: later reads must be later.
+        The HX711s convert at the ship's rate whatever the reader does: a read before the next
+        conversion gives the same sample again, a late read skips conversions. Reads must not
+        go back in time.
         """
         t_us = self._time_us(t_ms, "t_ms")
-        if t_us < self._clock_us:
-            raise ValueError(f"t_ms={t_ms} is before the last reading ({self._clock_us / 1e3})")
-        forces = tuple(self._forces(t_us))
-        self._prune(t_us)
-        return forces
+        if t_us < self._asked_us:
+            raise ValueError(f"t_ms={t_ms} is before the last reading ({self._asked_us / 1e3})")
+        if t_us < 0:
+            raise ValueError(f"t_ms={t_ms} is before the first conversion at 0")
+        self._asked_us = t_us
+        while self._next_index * 1_000_000 // self.rate_sps <= t_us:
+            self.next_sample()
+        assert self._latest is not None
+        return self._latest
+
+    def forces_at(self, t_ms: float) -> tuple[float, ...]:
+        """Noiseless grams on the 10 zone cells and the mat at `t_ms` >= now (no HX711 effects)."""
+        t_us = self._time_us(t_ms, "t_ms")
+        if t_us < self.now_us:
+            raise ValueError(f"t_ms={t_ms} is before the ship's clock ({self.now_ms} ms)")
+        return tuple(self._forces(t_us, peek=True))
 
     def _sample(self, t_us: int) -> Sample:
-        prev = self._last_us if self._last_us is not None else t_us - self._period_us
-        floor = max(prev, self._clock_us)  # forces before the clock have been read already
-        span = t_us - floor
-        steps = max(1, min(span, round((t_us - prev) / EVAL_STEP_US)))
+        prev = t_us - self._period_us
+        steps = max(1, round(self._period_us / EVAL_STEP_US))
         if steps == 1:
-            averaged = self._forces(floor + (span + 1) // 2)
-        else:
+            averaged = self._forces(t_us - self._period_us // 2)
+        else:  # a long conversion (10 SPS) averages the forces over its whole period
             averaged = [0.0] * CHANNELS
             for step in range(steps):
-                forces = self._forces(floor + (2 * step + 1) * span // (2 * steps))
+                forces = self._forces(prev + (2 * step + 1) * self._period_us // (2 * steps))
                 for i in range(CHANNELS):
                     averaged[i] += forces[i]
             averaged = [value / steps for value in averaged]
         self._prune(t_us)
-        readings = self._bank.read(averaged, t_us, t_us - prev)
+        readings = self._bank.read(averaged, t_us, self._period_us)
         impact = self._piezo.read(prev, t_us)
         self._last_us = t_us
-        self._clock_us = t_us
         self.samples += 1
         params = self.params
         return Sample(
@@ -512,8 +514,7 @@ class VirtualShip:
             impact if params.has_piezo else None,
         )
 
-    def _forces(self, t_us: int) -> list[float]:
-        self._clock_us = t_us
+    def _forces(self, t_us: int, peek: bool = False) -> list[float]:
         load = self._base[:]
         for ramp in self._ramps:
             if t_us > ramp.t0_us:
@@ -525,7 +526,7 @@ class VirtualShip:
         zones = [diag[i] * load[i] for i in range(10)]
         for reading, loaded, fraction in self._leaks:
             zones[reading] += fraction * load[loaded]
-        self._sway.add_to(zones, t_us)
+        self._sway.add_to(zones, t_us, peek)
         zones.append(load[MAT_CHANNEL])
         return zones
 

@@ -129,30 +129,43 @@ class Sway:
         self.pending.append((t_us, roll_g, pitch_g))
         self.pending.sort(key=lambda p: p[0])
 
-    def _fold_due(self, t_us: int) -> None:
-        while self.pending and self.pending[0][0] <= t_us:
-            at_us, roll_g, pitch_g = self.pending.pop(0)
+    def _fold_due(self, t_us: int, state: tuple[list[complex], list[int]]) -> None:
+        amplitudes, refs = state
+        pending = self.pending
+        while pending and pending[0][0] <= t_us:
+            at_us, roll_g, pitch_g = pending.pop(0)
             for mode, kick in ((0, roll_g), (1, pitch_g)):
-                current = self.amplitudes[mode]
+                current = amplitudes[mode]
                 if current:
-                    current *= cmath.exp(self.lambdas[mode] * (at_us - self.ref_us[mode]))
+                    current *= cmath.exp(self.lambdas[mode] * (at_us - refs[mode]))
                 current += -1j * kick  # Re(-i k e^{i w t}) = k sin(w t): starts at zero
                 if abs(current) > self.max_mode_g:
                     current *= self.max_mode_g / abs(current)
-                self.amplitudes[mode] = current
-                self.ref_us[mode] = at_us
+                amplitudes[mode] = current
+                refs[mode] = at_us
 
-    def add_to(self, zones_g: list[float], t_us: int) -> None:
-        """Add the sway at `t_us` to the ten zone readings in place."""
+    def add_to(self, zones_g: list[float], t_us: int, peek: bool = False) -> None:
+        """Add the sway at `t_us` to the ten zone readings in place.
+
+        Times must not go back, except with `peek`, which changes nothing.
+        """
+        amplitudes, refs = self.amplitudes, self.ref_us
         if self.pending and self.pending[0][0] <= t_us:
-            self._fold_due(t_us)
-        roll_c, pitch_c = self.amplitudes
+            if peek:
+                amplitudes, refs = list(amplitudes), list(refs)
+                saved = list(self.pending)
+                self._fold_due(t_us, (amplitudes, refs))
+                self.pending = saved
+            else:
+                self._fold_due(t_us, (amplitudes, refs))
+        roll_c, pitch_c = amplitudes
         if not roll_c and not pitch_c:
             return
-        roll_now = roll_c * cmath.exp(self.lambdas[0] * (t_us - self.ref_us[0]))
-        pitch_now = pitch_c * cmath.exp(self.lambdas[1] * (t_us - self.ref_us[1]))
+        roll_now = roll_c * cmath.exp(self.lambdas[0] * (t_us - refs[0]))
+        pitch_now = pitch_c * cmath.exp(self.lambdas[1] * (t_us - refs[1]))
         if abs(roll_now) + abs(pitch_now) < 1e-6:
-            self.amplitudes = [0j, 0j]  # decayed below a microgram: stop computing
+            if not peek:
+                self.amplitudes = [0j, 0j]  # decayed below a microgram: stop computing
             return
         roll, pitch = roll_now.real, pitch_now.real
         bob = self.vertical_fraction * (roll + pitch) * 0.1

@@ -44,19 +44,21 @@ def grams(value: float) -> float:
     return round(value, 3)
 
 
-class Timed:
-    """Times of a record in milliseconds: `t_ms` (see each type) and `done_ms` (all motion over)."""
+class InMilliseconds:
+    """Every `*_us` time of a record also reads as `*_ms` (`land_ms`, `start_ms`, ...)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.endswith("_ms"):
+            t_us = getattr(self, name[:-3] + "_us")
+            return None if t_us is None else t_us / 1000.0
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+class Timed(InMilliseconds):
+    """A truth record: `t_ms` (see each type) and `done_ms` (all its motion is over)."""
 
     t_us: int
     done_us: int
-
-    @property
-    def t_ms(self) -> float:
-        return self.t_us / 1000.0
-
-    @property
-    def done_ms(self) -> float:
-        return self.done_us / 1000.0
 
 
 @dataclass
@@ -90,7 +92,7 @@ class Placement(Timed):
 
 
 @dataclass
-class FallingPiece:
+class FallingPiece(InMilliseconds):
     """One piece of a fall: where from, when it left, and how it ended."""
 
     piece: str
