@@ -9,15 +9,22 @@ import pytest
 
 from bosun.sim import ShipParams, VirtualShip
 from bosun.sim.geometry import ZONE_HEIGHT_M, drop_ms
-from bosun.sim.params import HandParams, SwayParams
+from bosun.sim.params import HandParams, SensorParams, SwayParams
 
 GENTLE = HandParams(set_ms=(0.5, 0.5))  # no press, no ringing, no impact spikes
 
 
-def make_ship(hands: HandParams = GENTLE, sway: SwayParams | None = None, rate: int = 80):
+def make_ship(
+    hands: HandParams = GENTLE,
+    sway: SwayParams | None = None,
+    rate: int = 80,
+    sensors: SensorParams | None = None,
+) -> VirtualShip:
     params = replace(ShipParams.quiet(rate_sps=rate), hands=hands)
     if sway is not None:
         params = replace(params, sway=sway)
+    if sensors is not None:
+        params = replace(params, sensors=sensors)
     return VirtualShip(params, seed=11)
 
 
@@ -224,8 +231,7 @@ def test_a_collecting_hand_takes_the_pieces_off_the_mat():
 
 
 def test_piezo_misses_light_impacts_below_its_threshold():
-    hands = replace(GENTLE, piezo_min_mj=2.0)
-    ship = make_ship(hands)
+    ship = make_ship(sensors=SensorParams(piezo_min_mj=2.0))
     ship.preload(1, "rat")  # 2.6 g from 6 cm: 1.5 mJ
     ship.preload(9, "boat")  # 11.8 g from 34 cm: 39 mJ
     ship.fall(ship.find(1), "landed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import replace
 
@@ -167,3 +168,19 @@ def test_table_kinds_fit_the_mat_and_or_piezo(table, has_mat, has_piezo):
         assert sum(s.impact for s in samples) == 1
     if has_mat:
         assert max(abs(s.table_g) for s in samples) > 0.5  # the knock's ripple
+
+
+@pytest.mark.parametrize(
+    "make, complaint",
+    [
+        (lambda: ShipParams(rate_sps=0), "rate_sps must be 1-1000"),
+        (lambda: ShipParams(table="carpet"), "table must be one of mat, piezo, both, none"),
+        (lambda: SensorParams(noise_g_rms=(-0.1,) * 11), "noise_g_rms cannot be negative"),
+        (lambda: SensorParams(noise_g_rms=(0.1,) * 10), "noise_g_rms needs 11 finite numbers"),
+        (lambda: ShipParams(item_grams={"rat": 0.0}), "item 'rat' must weigh 0-1000 g"),
+        (lambda: ShipParams.draw("easy"), "level must be one of normal, hard, not 'easy'"),
+    ],
+)
+def test_impossible_parameters_are_refused_by_name(make, complaint):
+    with pytest.raises(ValueError, match=re.escape(complaint)):
+        make()

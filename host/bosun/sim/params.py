@@ -10,6 +10,7 @@ Channels: 0..9 are zones 1..10, 10 is the table mat.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -57,6 +58,22 @@ class SensorParams:
     # (zone_a, zone_b, fraction): that fraction of a's load shows on b, and of b's on a;
     # the total is conserved (the loaded cell reads that much less).
     crosstalk: tuple[tuple[int, int, float], ...] = ()
+    piezo_min_mj: float = 1.0  # impact energy the piezo comparator needs
+    piezo_ship_impact_probability: float = 0.0  # a piece landing on the deck trips the piezo
+
+    def __post_init__(self) -> None:
+        for name in ("noise_g_rms", "drift_g_per_min"):
+            values = getattr(self, name)
+            if len(values) != 11 or not all(math.isfinite(v) for v in values):
+                raise ValueError(f"{name} needs 11 finite numbers (10 zones, then the mat)")
+        if min(self.noise_g_rms) < 0:
+            raise ValueError("noise_g_rms cannot be negative")
+        if not 0 <= self.glitch_per_min <= 60_000 or not 0 <= self.creep_fraction <= 0.1:
+            raise ValueError("glitch_per_min must be 0-60000 and creep_fraction 0-0.1")
+        if self.creep_tau_s <= 0 or self.drift_period_min <= 0:
+            raise ValueError("creep_tau_s and drift_period_min must be above 0")
+        if not 0 <= self.piezo_ship_impact_probability <= 1:
+            raise ValueError("piezo_ship_impact_probability must be 0-1")
 
 
 @dataclass(frozen=True)
@@ -69,10 +86,16 @@ class SwayParams:
     max_g: float = 3.0  # cap on any zone's sway
     vertical_fraction: float = 0.03  # the total is only nearly constant: this much bobs
 
+    def __post_init__(self) -> None:
+        if not all(0 < f <= 50 for f in self.hz) or len(self.hz) != 2:
+            raise ValueError(f"sway hz needs two frequencies of 0-50 Hz, not {self.hz}")
+        if self.decay_s <= 0 or self.g_per_g < 0 or self.max_g < 0:
+            raise ValueError("sway decay_s must be above 0, g_per_g and max_g not negative")
+
 
 @dataclass(frozen=True)
 class HandParams:
-    """Ranges for what hands and pieces do; each action draws its own values from these."""
+    """What hands and pieces do, as ranges; each action draws its own values from these."""
 
     press_probability: float = 0.0  # a placement is pressed down before letting go
     press_g: Range = (0.0, 0.0)  # extra force of the pressing hand
@@ -91,8 +114,6 @@ class HandParams:
     touch_ms: Range = (80.0, 300.0)
     knock_ripple_g: Range = (1.0, 6.0)  # mat ripple of a knock on the table
     knock_sway_g: Range = (0.2, 1.0)  # sway impulse a knock gives the ship
-    piezo_min_mj: float = 1.0  # impact energy the piezo comparator needs
-    piezo_ship_impact_probability: float = 0.0  # a piece landing on the deck trips the piezo
 
 
 @dataclass(frozen=True)
@@ -115,8 +136,6 @@ class ShipParams:
             raise ValueError(f"rate_sps must be 1-1000, not {self.rate_sps}")
         if self.table not in TABLE_KINDS:
             raise ValueError(f"table must be one of {', '.join(TABLE_KINDS)}, not {self.table!r}")
-        if len(self.sensors.noise_g_rms) != 11 or len(self.sensors.drift_g_per_min) != 11:
-            raise ValueError("noise_g_rms and drift_g_per_min need 11 channels (10 zones, mat)")
         for item, grams in self.item_grams.items():
             if not 0 < grams < 1000:
                 raise ValueError(f"item {item!r} must weigh 0-1000 g, not {grams}")
@@ -141,6 +160,8 @@ class ShipParams:
         cls, level: str | Level, seed: int | str = 0, rate_sps: int = 80, table: str = "both"
     ) -> ShipParams:
         """One concrete ship from a level's ranges; the same seed gives the same ship."""
+        if isinstance(level, str) and level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
         lv = LEVELS[level] if isinstance(level, str) else level
         rng = random.Random(f"{seed}/ship")
         scale = 1.0 if rate_sps >= 80 else NOISE_RATIO_10_TO_80
@@ -156,6 +177,8 @@ class ShipParams:
             creep_fraction=lv.creep_fraction,
             creep_tau_s=lv.creep_tau_s,
             crosstalk=crosstalk,
+            piezo_min_mj=lv.piezo_min_mj,
+            piezo_ship_impact_probability=lv.piezo_ship_impact_probability,
         )
         sway = SwayParams(
             hz=(round(rng.uniform(*lv.sway_hz), 3), round(rng.uniform(*lv.sway_hz), 3)),
@@ -192,6 +215,8 @@ class Level:
     sway_g_per_g: float
     sway_max_g: float
     sway_vertical_fraction: float
+    piezo_min_mj: float
+    piezo_ship_impact_probability: float
     hands: HandParams
     piece_scatter: float
     # the random session
@@ -217,6 +242,8 @@ NORMAL = Level(
     sway_g_per_g=0.12,
     sway_max_g=2.0,
     sway_vertical_fraction=0.02,
+    piezo_min_mj=1.0,  # every landing on the table trips it
+    piezo_ship_impact_probability=0.2,
     hands=HandParams(
         press_probability=0.7,
         press_g=(2.0, 15.0),
@@ -229,8 +256,6 @@ NORMAL = Level(
         touch_ms=(80.0, 300.0),
         knock_ripple_g=(1.0, 6.0),
         knock_sway_g=(0.2, 0.8),
-        piezo_min_mj=1.0,
-        piezo_ship_impact_probability=0.2,
     ),
     piece_scatter=0.02,
     idle_s=(1.0, 4.0),
@@ -255,6 +280,8 @@ HARD = Level(
     sway_g_per_g=0.3,
     sway_max_g=4.0,
     sway_vertical_fraction=0.05,
+    piezo_min_mj=2.0,  # a rat or bottle dropping off the deck goes unheard
+    piezo_ship_impact_probability=0.6,
     hands=HandParams(
         press_probability=0.9,
         press_g=(5.0, 40.0),
@@ -267,8 +294,6 @@ HARD = Level(
         touch_ms=(80.0, 600.0),
         knock_ripple_g=(3.0, 20.0),
         knock_sway_g=(0.5, 2.0),
-        piezo_min_mj=2.0,
-        piezo_ship_impact_probability=0.6,
     ),
     piece_scatter=0.03,
     idle_s=(0.3, 2.5),

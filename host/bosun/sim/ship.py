@@ -615,9 +615,10 @@ class VirtualShip:
             self._transients.append(
                 DampedSine(channel, t_us, peak, rng.uniform(*hands.impact_hz), tau)
             )
+        sensors = self.params.sensors
         energy_mj = grams * 9.81 * drop_m  # m g h, in millijoules for grams and metres
-        if energy_mj >= hands.piezo_min_mj and (
-            to_table or rng.random() < hands.piezo_ship_impact_probability
+        if energy_mj >= sensors.piezo_min_mj and (
+            to_table or rng.random() < sensors.piezo_ship_impact_probability
         ):
             self._piezo.hit(t_us)
         return t_us + 6 * tau
