@@ -260,7 +260,7 @@ class MontegoBay:
         s.round_cards, s.hidden_cards = s.hidden_cards, {}
         s.events = [{"kind": "reveal", "round": s.round, "cards": copy.deepcopy(s.round_cards)}]
         positions = dict(s.positions)
-        movers = [t for t in s.order]
+        movers = list(s.order)
         if s.jack is not None:
             positions[board.JACK] = s.jack.at
             movers.insert(0, board.JACK)

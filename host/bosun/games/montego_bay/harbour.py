@@ -8,7 +8,6 @@ from bosun.games.montego_bay.state import (
     LAST_SHIPS_TRIGGER,
     PILOT,
     MontegoBayState,
-    Ship,
 )
 
 
@@ -83,7 +82,3 @@ def pack_and_refill(s: MontegoBayState) -> None:
             s.docks[i] = ship
             if ship.deck_index >= s.deck_size - LAST_SHIPS_TRIGGER:  # MB11, MB17
                 s.drew_from_last_ships = True
-
-
-def ship_at(s: MontegoBayState, dock: int) -> Ship | str | None:
-    return s.docks[dock - 1]
