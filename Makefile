@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages run test lint format clean
+.PHONY: setup system-packages run test lint format clean schematics
 
 setup: $(STAMP)
 
@@ -44,6 +44,10 @@ lint: setup
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# Regenerate hardware/schematics/ (netlist, drawing, BOM, wiring table) from circuit.py.
+schematics: setup
+	$(BIN)/python -m hardware.schematics
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
