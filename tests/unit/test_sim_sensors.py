@@ -59,7 +59,7 @@ def test_glitches_are_single_samples_of_tens_of_grams():
     readings = [v for s in samples for v in (*s.zones_g, s.table_g)]
     outliers = [v for v in readings if v != 0.0]
     # every glitch shows in exactly one reading: one channel, one sample, nothing after
-    assert 200 <= len(outliers) == ship._bank.glitches <= 400
+    assert 200 <= len(outliers) == ship.glitch_count <= 400
     assert all(10.0 <= abs(v) <= 60.0 for v in outliers)
     assert any(v < 0 for v in outliers) and any(v > 0 for v in outliers)
 
@@ -68,7 +68,7 @@ def test_without_a_mat_glitches_stay_on_the_zones():
     ship = ship_with(table="piezo", glitch_per_min=600.0)
     samples = run_for(ship, 10_000)
     assert all(s.table_g is None for s in samples)
-    assert ship._bank.glitches > 20
+    assert ship.glitch_count > 20
 
 
 def test_drift_runs_at_tenths_of_a_gram_a_minute_and_stays_bounded():

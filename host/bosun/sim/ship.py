@@ -126,6 +126,11 @@ class VirtualShip:
         return self._period_us
 
     @property
+    def glitch_count(self) -> int:
+        """Single-sample glitches put into the readings so far."""
+        return self._bank.glitches
+
+    @property
     def busy_until_ms(self) -> float:
         """When everything set in motion so far is over (pieces rested, landed, rung out)."""
         return self.busy_until_us / 1000.0
