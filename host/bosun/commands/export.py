@@ -80,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
     text = "".join(dump_log_line(action) + "\n" for action in actions)
     if args.output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `bosun export t1 | head`: the reader has had enough
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     try:
         _write_atomically(args.output, text)
