@@ -227,27 +227,26 @@ def _build(b: _Builder, pins: PinMap) -> None:
     esp = b.part(
         parts.ESP32_DEVKITC, "controller: reads the sensors, drives the LEDs, WiFi", "base"
     )
-    gpio = {name: name for name in parts.DEVKITC_HEADER if name.startswith("GPIO")}
     used_gpios: set[str] = set()
 
     def esp_pin(number: int) -> tuple[str, str]:
         used_gpios.add(f"GPIO{number}")
-        return (esp, gpio[f"GPIO{number}"])
+        return (esp, f"GPIO{number}")
 
     # --- the HX711 boards: one per zone, all clocked by one SCK line ---------------------
-    amplifiers: list[tuple[str, str]] = []  # (ref, net prefix)
+    amplifiers: list[str] = []
     for zone in range(1, ZONES + 1):
         place = zone_place(zone)
         amp = b.part(parts.HX711_MODULE, f"{zone_name(zone)}: amplifier", place)
         cell = b.part(parts.ZONE_LOAD_CELL, f"{zone_name(zone)}: load cell", place)
-        amplifiers.append((amp, f"Z{zone}"))
+        amplifiers.append(amp)
         _wire_amplifier(b, amp, cell, f"Z{zone}", place)
         b.connect(f"Z{zone}_DOUT", (amp, "DOUT"), esp_pin(pins.hx711_dout[zone - 1]))
     mat_amp = b.part(parts.HX711_MODULE, "table mat: amplifier", "mat")
     mat_cell = b.part(parts.MAT_LOAD_CELL, "table mat: load cell under the mat plate", "mat")
     _wire_amplifier(b, mat_amp, mat_cell, "MAT", "mat")
     b.connect("MAT_DOUT", (mat_amp, "DOUT"), esp_pin(pins.mat_dout))
-    all_amps = [ref for ref, _ in amplifiers] + [mat_amp]
+    all_amps = amplifiers + [mat_amp]
     b.connect("HX711_SCK", esp_pin(pins.hx711_sck), *[(ref, "SCK") for ref in all_amps])
 
     # --- power -------------------------------------------------------------------------
@@ -336,7 +335,8 @@ def _build(b: _Builder, pins: PinMap) -> None:
             b.no_connect(led, "DOUT")
 
     # Every DevKitC pin not used above is deliberately left open.
-    spare = [name for name in gpio if name not in used_gpios] + ["EN"]
+    gpios = [name for name in parts.DEVKITC_HEADER if name.startswith("GPIO")]
+    spare = [name for name in gpios if name not in used_gpios] + ["EN"]
     b.no_connect(esp, *spare)
 
 
