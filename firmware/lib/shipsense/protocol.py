@@ -1,0 +1,483 @@
+"""The ship's wire protocol: topics, messages and commands, one file for the ESP32 and the host.
+
+Written in the common subset of MicroPython and CPython: the firmware imports it to build
+what it sends and to check what it receives, the host imports the very same file.
+
+Topics (under `bosun/<table>/`; `topic(table, name)` builds the full name):
+
+- `ship/status` QoS1 retained. Birth on every (re)connect and a refresh every
+  `status_interval_s`: `{"online": true, "fw", "boot", "config", "problems", ...}` where
+  `config` summarises the effective configuration (never a password) and `problems` lists
+  clear sentences (a bad config.json field, a corrupt calibration, a faulted zone). The
+  last will is exactly `{"online":false}` (`LWT_PAYLOAD`).
+- `ship/event` QoS1: a detector event (DESIGN.md) plus `boot` (random hex id of this boot)
+  and `seq` (1, 2, 3, ... within the boot). Delivered at least once: the ship keeps events
+  in a bounded ring across outages and resends them, the host drops duplicates by
+  (boot, seq) and asks for gaps with the `resend` command.
+- `ship/weights` QoS0: `{"boot", "t_ms", "zones_g": [..], "table_g": g|null, "faults": [zones]}`
+  every `weights_interval_ms`: mean calibrated grams per zone over that interval.
+- `ship/trace` QoS0, opt-in: `{"boot", "columns": TRACE_COLUMNS, "rows": [[t_ms, z1.., table_g,
+  impact], ..]}`, a batch of raw calibrated samples in the Trace CSV's column order.
+- `ship/cmd` QoS1 host to ship: `{"cmd": name, "id": optional str|int, ...fields}`; see
+  `COMMAND_FIELDS`. Unknown fields, names or values are refused, never half-applied.
+- `ship/result` QoS1 ship to host: exactly one per command received, `{"id", "cmd", "ok",
+  "error": null|"what was wrong", ...data}`; `id` and `cmd` echo the command (null when the
+  payload was too broken to tell).
+- `game/state` retained and `game/event`: the host's public game state and log (DESIGN.md).
+
+The USB serial fallback carries the same messages, one JSON object a line:
+`{"topic": "ship/event", "msg": {...}}` (`encode_line` / `decode_line`). Two more names exist
+only on the serial line, from the bridge to the ship: `link/hello` (a bridge is listening:
+send the birth and everything not yet delivered) and `link/ack` (`{"seq": n}`: event n
+reached the broker). Lines that are not JSON are console text for people.
+"""
+
+import json
+
+VERSION = 1
+ROOT = "bosun"
+
+STATUS = "ship/status"
+EVENT = "ship/event"
+WEIGHTS = "ship/weights"
+TRACE = "ship/trace"
+CMD = "ship/cmd"
+RESULT = "ship/result"
+GAME_STATE = "game/state"
+GAME_EVENT = "game/event"
+LINK_HELLO = "link/hello"
+LINK_ACK = "link/ack"
+
+# Topic name -> (QoS, retained).
+DELIVERY = {
+    STATUS: (1, True),
+    EVENT: (1, False),
+    WEIGHTS: (0, False),
+    TRACE: (0, False),
+    CMD: (1, False),
+    RESULT: (1, False),
+    GAME_STATE: (1, True),
+    GAME_EVENT: (1, False),
+}
+SHIP_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT)
+SERIAL_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT, CMD, LINK_HELLO, LINK_ACK)
+
+LWT = {"online": False}
+TRACE_COLUMNS = (
+    "t_ms",
+    "z1",
+    "z2",
+    "z3",
+    "z4",
+    "z5",
+    "z6",
+    "z7",
+    "z8",
+    "z9",
+    "z10",
+    "table_g",
+    "impact",
+)
+
+MAX_TABLE_ID = 32
+MAX_BOOT_ID = 32
+MAX_ZONES = 16
+MAX_ID_LENGTH = 64
+MAX_ITEM_NAME = 40
+MAX_KEY_LENGTH = 64
+MAX_RESEND = 1000
+MAX_CALIBRATION_GRAMS = 100000
+MAX_COUNTDOWN_S = 120
+MAX_PAYLOAD_BYTES = 4096
+TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+LED_SHOWS = ("off", "prompt", "countdown", "fall", "winner", "error")
+
+# Command name -> {field: (kind, required)}. Kinds are checked by `_check_field`.
+COMMAND_FIELDS = {
+    "tare": {"zones": ("zone_list", False)},
+    "calibrate": {"zone": ("zone_or_mat", True), "grams": ("grams", True)},
+    "weigh": {"item": ("item", True), "zone": ("zone", True), "count": ("count", False)},
+    "set": {"key": ("key", True), "value": ("any", True)},
+    "led": {
+        "show": ("show", True),
+        "zone": ("zone", False),
+        "color": ("color", False),
+        "seconds": ("seconds", False),
+    },
+    "resend": {"boot": ("boot", True), "from": ("seq", True), "to": ("seq", True)},
+    "trace": {"on": ("bool", True)},
+    "status": {},
+    "restart": {},
+}
+COMMAND_NAMES = tuple(sorted(COMMAND_FIELDS))
+# LED shows -> the fields each one needs.
+LED_NEEDS = {
+    "off": (),
+    "prompt": ("zone", "color"),
+    "countdown": ("zone", "color", "seconds"),
+    "fall": (),
+    "winner": ("color",),
+    "error": (),
+}
+
+
+class ProtocolError(ValueError):
+    """A message that breaks the protocol; the text says what was wrong."""
+
+
+class CommandError(ProtocolError):
+    """A refused command; `cmd_id` and `name` are what could be read of it (or None)."""
+
+    def __init__(self, problem, cmd_id=None, name=None):
+        super().__init__(problem)
+        self.problem = problem
+        self.cmd_id = cmd_id
+        self.name = name
+
+
+def _is_int(value):
+    # MicroPython's bool is not an int subclass, CPython's is: refuse bools on both.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return value == value and value not in (float("inf"), float("-inf"))
+
+
+def check_table_id(table):
+    """`table` if it is a valid table id (1-32 of letters, digits, `_`, `-`), else ProtocolError."""
+    if not isinstance(table, str) or not 1 <= len(table) <= MAX_TABLE_ID:
+        raise ProtocolError(f"table id must be 1-{MAX_TABLE_ID} characters, not {table!r}")
+    for c in table:
+        if c not in TABLE_ID_CHARACTERS:
+            raise ProtocolError(
+                f"table id {table!r} may hold only letters, digits, '_' and '-' (not {c!r})"
+            )
+    return table
+
+
+def topic(table, name):
+    """The full MQTT topic of `name` (like `ship/event`) for `table`."""
+    return f"{ROOT}/{check_table_id(table)}/{name}"
+
+
+def parse_topic(full):
+    """(table, name) of a full topic like `bosun/t1/ship/event`; ProtocolError if foreign."""
+    parts = full.split("/", 2)
+    if len(parts) != 3 or parts[0] != ROOT:
+        raise ProtocolError(f"topic {full!r} is not under {ROOT}/<table>/")
+    return check_table_id(parts[1]), parts[2]
+
+
+def encode(msg):
+    """Compact UTF-8 JSON bytes of a message."""
+    return json.dumps(msg, separators=(",", ":")).encode()
+
+
+LWT_PAYLOAD = encode(LWT)
+
+
+def decode(payload, what="message"):
+    """The JSON object in `payload` (bytes or str); ProtocolError saying what was wrong."""
+    if isinstance(payload, (bytes, bytearray, memoryview)):
+        if len(payload) > MAX_PAYLOAD_BYTES:
+            raise ProtocolError(f"{what} is too long ({len(payload)} bytes)")
+        try:
+            payload = bytes(payload).decode()
+        except UnicodeError:
+            raise ProtocolError(f"{what} is not UTF-8 text") from None
+    elif not isinstance(payload, str):
+        raise ProtocolError(f"{what} must be text, not {type(payload).__name__}")
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
+    try:
+        msg = json.loads(payload)
+    except ValueError:
+        raise ProtocolError(f"{what} is not valid JSON") from None
+    if not isinstance(msg, dict):
+        raise ProtocolError(f"{what} must be a JSON object")
+    return msg
+
+
+# --- ship -> host --------------------------------------------------------------------------
+
+
+def event_message(event, boot, seq):
+    """A detector event as sent on `ship/event`: a copy with `boot` and `seq` added."""
+    msg = dict(event)
+    msg["boot"] = boot
+    msg["seq"] = seq
+    return msg
+
+
+def check_boot(boot):
+    if not isinstance(boot, str) or not 1 <= len(boot) <= MAX_BOOT_ID:
+        raise ProtocolError(f"boot must be an id of 1-{MAX_BOOT_ID} characters, not {boot!r}")
+    return boot
+
+
+def check_event(msg):
+    """`msg` if it is a well-formed `ship/event` message, else ProtocolError."""
+    if not isinstance(msg, dict):
+        raise ProtocolError("an event must be a JSON object")
+    kind = msg.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise ProtocolError("event needs a 'type' string")
+    if not _is_number(msg.get("t_ms")):
+        raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
+    if "decided_ms" in msg and not _is_number(msg["decided_ms"]):
+        raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
+    check_boot(msg.get("boot"))
+    seq = msg.get("seq")
+    if not _is_int(seq) or seq < 1:
+        raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
+    return msg
+
+
+def status_message(online, fw=None, boot=None, config=None, problems=None, extra=None):
+    """A `ship/status` message; `extra` adds fields such as `loop` or `link`."""
+    msg = {"online": bool(online)}
+    if fw is not None:
+        msg["fw"] = fw
+    if boot is not None:
+        msg["boot"] = boot
+    if config is not None:
+        msg["config"] = config
+    if problems is not None:
+        msg["problems"] = list(problems)
+    if extra:
+        for key in extra:
+            msg[key] = extra[key]
+    return msg
+
+
+def check_status(msg):
+    if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
+        raise ProtocolError("status needs 'online', true or false")
+    problems = msg.get("problems", [])
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        raise ProtocolError("status 'problems' must be a list of strings")
+    return msg
+
+
+def weights_message(boot, t_ms, zones_g, table_g, faults=()):
+    return {
+        "boot": boot,
+        "t_ms": t_ms,
+        "zones_g": [round(g, 2) for g in zones_g],
+        "table_g": None if table_g is None else round(table_g, 2),
+        "faults": list(faults),
+    }
+
+
+def check_weights(msg):
+    if not isinstance(msg, dict):
+        raise ProtocolError("weights must be a JSON object")
+    check_boot(msg.get("boot"))
+    if not _is_number(msg.get("t_ms")):
+        raise ProtocolError("weights need a finite number 't_ms'")
+    zones = msg.get("zones_g")
+    if not isinstance(zones, list) or not zones or not all(_is_number(g) for g in zones):
+        raise ProtocolError("weights need 'zones_g', a list of numbers")
+    table_g = msg.get("table_g")
+    if table_g is not None and not _is_number(table_g):
+        raise ProtocolError("weights 'table_g' must be a number or null")
+    return msg
+
+
+def trace_message(boot, rows):
+    """A `ship/trace` batch: rows in TRACE_COLUMNS order (table_g, impact may be None)."""
+    return {"boot": boot, "columns": list(TRACE_COLUMNS), "rows": rows}
+
+
+def check_trace(msg):
+    if not isinstance(msg, dict):
+        raise ProtocolError("trace must be a JSON object")
+    check_boot(msg.get("boot"))
+    rows = msg.get("rows")
+    if not isinstance(rows, list):
+        raise ProtocolError("trace needs 'rows', a list")
+    width = len(TRACE_COLUMNS)
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != width:
+            raise ProtocolError(f"trace row {i} must be a list of {width} values")
+        for j in range(11):
+            if not _is_number(row[j]):
+                raise ProtocolError(f"trace row {i}: {TRACE_COLUMNS[j]} must be a number")
+    return msg
+
+
+# --- commands and results --------------------------------------------------------------------
+
+
+def _check_field(kind, name, value):
+    """None if `value` fits `kind`, else the problem as a sentence."""
+    if kind == "any":
+        return None
+    if kind == "zone":
+        if _is_int(value) and 1 <= value <= MAX_ZONES:
+            return None
+        return f"'{name}' must be a zone number 1-{MAX_ZONES}, not {value!r}"
+    if kind == "zone_or_mat":
+        if value == "mat" or (_is_int(value) and 1 <= value <= MAX_ZONES):
+            return None
+        return f"'{name}' must be a zone number 1-{MAX_ZONES} or 'mat', not {value!r}"
+    if kind == "zone_list":
+        if not isinstance(value, list) or not value:
+            return f"'{name}' must be a non-empty list of zone numbers or \"mat\""
+        for zone in value:
+            if _check_field("zone_or_mat", name, zone) is not None:
+                return f"'{name}' holds {zone!r}: zones are numbers 1-{MAX_ZONES} or 'mat'"
+        if len(set(value)) != len(value):
+            return f"'{name}' names a zone twice"
+        return None
+    if kind == "grams":
+        if _is_number(value) and 1 <= value <= MAX_CALIBRATION_GRAMS:
+            return None
+        return (
+            f"'{name}' must be a weight in grams from 1 to {MAX_CALIBRATION_GRAMS}, not {value!r}"
+        )
+    if kind == "item":
+        if isinstance(value, str) and 1 <= len(value) <= MAX_ITEM_NAME:
+            return None
+        return f"'{name}' must be an item name of 1-{MAX_ITEM_NAME} characters, not {value!r}"
+    if kind == "count":
+        if _is_int(value) and 1 <= value <= 50:
+            return None
+        return f"'{name}' must be a number of pieces 1-50, not {value!r}"
+    if kind == "key":
+        if isinstance(value, str) and 1 <= len(value) <= MAX_KEY_LENGTH:
+            return None
+        return f"'{name}' must be a config key like \"weights_interval_ms\", not {value!r}"
+    if kind == "show":
+        if value in LED_SHOWS:
+            return None
+        return "'" + name + "' must be one of " + ", ".join(LED_SHOWS) + f", not {value!r}"
+    if kind == "color":
+        if (
+            isinstance(value, list)
+            and len(value) == 3
+            and all(_is_int(c) and 0 <= c <= 255 for c in value)
+        ):
+            return None
+        return f"'{name}' must be [red, green, blue] with each 0-255, not {value!r}"
+    if kind == "seconds":
+        if _is_number(value) and 0 < value <= MAX_COUNTDOWN_S:
+            return None
+        return f"'{name}' must be seconds above 0 and at most {MAX_COUNTDOWN_S}, not {value!r}"
+    if kind == "boot":
+        if isinstance(value, str) and 1 <= len(value) <= MAX_BOOT_ID:
+            return None
+        return f"'{name}' must be a boot id, not {value!r}"
+    if kind == "seq":
+        if _is_int(value) and value >= 1:
+            return None
+        return f"'{name}' must be an event number from 1, not {value!r}"
+    if kind == "bool":
+        if isinstance(value, bool):
+            return None
+        return f"'{name}' must be true or false, not {value!r}"
+    return f"'{name}' has an unknown kind {kind!r}"
+
+
+def check_command(msg):
+    """`msg` if it is a valid command object, else CommandError (with what could be read)."""
+    if not isinstance(msg, dict):
+        raise CommandError("a command must be a JSON object")
+    cmd_id = msg.get("id")
+    if cmd_id is not None and not (
+        (isinstance(cmd_id, str) and len(cmd_id) <= MAX_ID_LENGTH) or _is_int(cmd_id)
+    ):
+        raise CommandError(
+            f"'id' must be a string of at most {MAX_ID_LENGTH} characters or an integer"
+        )
+    name = msg.get("cmd")
+    if not isinstance(name, str):
+        raise CommandError("a command needs 'cmd', one of " + ", ".join(COMMAND_NAMES), cmd_id)
+    fields = COMMAND_FIELDS.get(name)
+    if fields is None:
+        raise CommandError(
+            f"unknown command {name!r} (known: " + ", ".join(COMMAND_NAMES) + ")", cmd_id, None
+        )
+    for key in msg:
+        if key not in ("cmd", "id") and key not in fields:
+            raise CommandError(f"{name}: unexpected field {key!r}", cmd_id, name)
+    for key in fields:
+        kind, required = fields[key]
+        if key not in msg:
+            if required:
+                raise CommandError(f"{name}: missing field {key!r}", cmd_id, name)
+            continue
+        problem = _check_field(kind, key, msg[key])
+        if problem is not None:
+            raise CommandError(f"{name}: {problem}", cmd_id, name)
+    if name == "led":
+        for need in LED_NEEDS[msg["show"]]:
+            if need not in msg:
+                raise CommandError("led " + msg["show"] + f" needs {need!r}", cmd_id, name)
+    if name == "resend":
+        if msg["to"] < msg["from"]:
+            raise CommandError("resend: 'to' must not be below 'from'", cmd_id, name)
+        if msg["to"] - msg["from"] >= MAX_RESEND:
+            raise CommandError(f"resend: at most {MAX_RESEND} events at a time", cmd_id, name)
+    return msg
+
+
+def parse_command(payload):
+    """The validated command in a `ship/cmd` payload; CommandError if it must be refused."""
+    try:
+        msg = decode(payload, "command")
+    except ProtocolError as error:
+        raise CommandError(str(error)) from None
+    return check_command(msg)
+
+
+def command(name, cmd_id=None, **fields):
+    """A validated command object for `ship/cmd` (host side), e.g. command("tare", "c1")."""
+    msg = {"cmd": name}
+    if cmd_id is not None:
+        msg["id"] = cmd_id
+    for key in fields:
+        msg[key] = fields[key]
+    return check_command(msg)
+
+
+def result_message(cmd_id, name, ok, error=None, data=None):
+    """The `ship/result` answer to command `name` with id `cmd_id`."""
+    msg = {"id": cmd_id, "cmd": name, "ok": bool(ok), "error": error}
+    if data:
+        for key in data:
+            if key not in msg:
+                msg[key] = data[key]
+    return msg
+
+
+def check_result(msg):
+    if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
+        raise ProtocolError("a result needs 'ok', true or false")
+    if not msg["ok"] and not isinstance(msg.get("error"), str):
+        raise ProtocolError("a failed result needs 'error', a sentence")
+    return msg
+
+
+# --- the serial line -----------------------------------------------------------------------
+
+
+def encode_line(name, msg):
+    """One serial line (with its newline) carrying message `msg` for topic name `name`."""
+    return json.dumps({"topic": name, "msg": msg}, separators=(",", ":")) + "\n"
+
+
+def decode_line(line):
+    """(topic name, message) of a serial line; ProtocolError if it is not one of ours."""
+    envelope = decode(line.strip() if isinstance(line, str) else bytes(line).strip(), "line")
+    name = envelope.get("topic")
+    if name not in SERIAL_TOPICS:
+        raise ProtocolError(f"line has unknown topic {name!r}")
+    msg = envelope.get("msg", {})
+    if not isinstance(msg, dict):
+        raise ProtocolError("line 'msg' must be a JSON object")
+    return name, msg

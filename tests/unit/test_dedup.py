@@ -1,0 +1,137 @@
+"""The host's de-duplication of ship events by (boot, seq), gap detection and resend requests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bosun.bus.dedup import EventDeduplicator
+from shipsense import protocol
+
+
+def test_each_event_is_accepted_once():
+    dedup = EventDeduplicator()
+    assert [dedup.accept("b1", seq, 0.0) for seq in (1, 2, 2, 3, 1)] == [
+        True,
+        True,
+        False,
+        True,
+        False,
+    ]
+    assert dedup.duplicates == 2
+    assert dedup.highest("b1") == 3
+
+
+def test_a_new_boot_is_a_new_stream():
+    dedup = EventDeduplicator()
+    assert dedup.accept("old", 1, 0.0)
+    assert dedup.accept("new", 1, 0.0)
+    assert not dedup.accept("old", 1, 0.0)
+
+
+def test_a_gap_is_asked_for_after_the_grace_period_and_not_before():
+    dedup = EventDeduplicator(gap_grace_s=1.0)
+    for seq in (1, 2, 6):
+        dedup.accept("b1", seq, 10.0)
+    assert [(g.first, g.last) for g in dedup.gaps()] == [(3, 5)]
+    assert dedup.resend_requests(10.5) == []
+    (request,) = dedup.resend_requests(11.0)
+    assert protocol.check_command(request) is request
+    assert (request["cmd"], request["boot"], request["from"], request["to"]) == (
+        "resend",
+        "b1",
+        3,
+        5,
+    )
+
+
+def test_resent_events_close_the_gap_and_duplicates_of_them_are_dropped():
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    for seq in (1, 4):
+        dedup.accept("b1", seq, 0.0)
+    assert dedup.resend_requests(0.0)
+    assert dedup.accept("b1", 2, 0.5) and dedup.accept("b1", 3, 0.5)
+    assert not dedup.accept("b1", 3, 0.6)
+    assert dedup.gaps() == [] and dedup.highest("b1") == 4
+    assert dedup.resend_requests(5.0) == []
+
+
+def test_a_gap_is_not_asked_for_too_often_and_is_given_up_after_the_last_attempt():
+    dedup = EventDeduplicator(gap_grace_s=0.0, retry_s=2.0, max_attempts=2)
+    dedup.accept("b1", 1, 0.0)
+    dedup.accept("b1", 3, 0.0)
+    assert len(dedup.resend_requests(0.0)) == 1
+    assert dedup.resend_requests(1.0) == []
+    assert len(dedup.resend_requests(2.0)) == 1
+    assert dedup.resend_requests(4.0) == []
+    assert dedup.lost == [("b1", 2, 2)]
+    assert dedup.highest("b1") == 3
+    assert not dedup.accept("b1", 2, 5.0)
+
+
+def test_events_missing_before_the_first_one_seen_are_a_gap_too():
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    dedup.accept("b1", 4, 0.0)
+    (request,) = dedup.resend_requests(0.0)
+    assert (request["from"], request["to"]) == (1, 3)
+
+
+def test_a_resend_result_naming_missing_events_gives_them_up_and_keeps_the_rest():
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    dedup.accept("b1", 1, 0.0)
+    dedup.accept("b1", 10, 0.0)
+    dedup.resend_requests(0.0)
+    dedup.handle_result(
+        protocol.result_message(
+            "resend-1",
+            "resend",
+            True,
+            data={"boot": "b1", "from": 2, "to": 9, "resent": 4, "missing": [[2, 5]]},
+        )
+    )
+    assert dedup.lost == [("b1", 2, 5)]
+    assert [(g.first, g.last) for g in dedup.gaps()] == [(6, 9)]
+    for seq in (6, 7, 8, 9):
+        assert dedup.accept("b1", seq, 0.1)
+    assert dedup.gaps() == [] and dedup.highest("b1") == 10
+
+
+def test_a_refused_resend_leaves_the_gap_open():
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    dedup.accept("b1", 3, 0.0)
+    dedup.handle_result(protocol.result_message("r", "resend", False, "busy", data={"boot": "b1"}))
+    assert [(g.first, g.last) for g in dedup.gaps()] == [(1, 2)]
+
+
+def test_a_huge_gap_is_asked_for_in_bounded_pieces():
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    dedup.accept("b1", 5000, 0.0)
+    (request,) = dedup.resend_requests(0.0)
+    assert request["to"] - request["from"] + 1 == protocol.MAX_RESEND
+
+
+def test_memory_is_bounded_by_boots_and_pending_seqs():
+    dedup = EventDeduplicator(max_boots=2, max_pending=3)
+    for seq in (2, 4, 6, 8):
+        dedup.accept("b1", seq, 0.0)
+    assert ("b1", 1, 1) in dedup.lost
+    dedup.accept("b2", 1, 1.0)
+    dedup.accept("b3", 1, 2.0)
+    assert all(gap.boot != "b1" for gap in dedup.gaps())
+    assert dedup.accept("b1", 100, 3.0)  # b1 was forgotten: it starts over
+
+
+@pytest.mark.parametrize("boot, seq", [("", 1), ("b", 0), ("b", True), ("b", 1.5), (3, 1)])
+def test_malformed_ids_are_refused(boot, seq):
+    with pytest.raises(protocol.ProtocolError):
+        EventDeduplicator().accept(boot, seq, 0.0)
+
+
+@given(st.lists(st.integers(min_value=1, max_value=60), max_size=200))
+def test_any_arrival_order_accepts_each_seq_exactly_once(arrivals):
+    dedup = EventDeduplicator()
+    accepted = [seq for seq in arrivals if dedup.accept("b", seq, 0.0)]
+    assert sorted(accepted) == sorted(set(arrivals))
+    expected_gaps = set(range(1, max(arrivals, default=0) + 1)) - set(arrivals)
+    assert {s for g in dedup.gaps() for s in range(g.first, g.last + 1)} == expected_gaps
