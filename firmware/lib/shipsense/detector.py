@@ -16,78 +16,104 @@ samples fed) and `decided_ms` (the `t_ms` of the sample that made the decision).
 - `leaving` {grams, zones}: first notice that weight is leaving the ship; a `fall` or a
   `shift` follows, or a `stay` if the weight turns out never to have left.
 - `fall` {grams, zones[, items, ambiguous, alternatives]}: cargo left the ship.
-- `shift` {from, to, grams[, item]}: cargo moved between zones and stayed aboard.
-- `land` {grams, bounced}: something from the ship hit the table (`grams` null without a
-  mat; 0.0 with `bounced` true when it bounced off the mat).
-- `knock` {grams}: the table was hit but nothing came from the ship (`grams`: mat peak).
+- `shift` {from, to, grams[, item]}: cargo dropped from one zone onto another, still aboard.
+- `land` {grams, bounced}: cargo hit the table (`grams` null without a mat; 0.0 with
+  `bounced` true when it bounced off the mat).
+- `knock` {grams}: the table was hit and nothing came from the ship (`grams`: the mat's
+  swing, null without a mat).
+- `collect` {grams}: weight was taken off the mat (a hand collecting fallen pieces).
 - `touch` {grams, zones}: the ship was pressed or brushed and nothing changed.
-- `stay` {grams}: a `leaving` that came to nothing (the weight came back).
+- `stay` {grams}: a `leaving` that came to nothing (the weight never left).
 - `fault` {zone, reason}: a load cell reads something no piece can cause.
 
-Ambiguity: when two answers fit a weight about equally well, or none fits, the event has
+With items, a place or fall whose weight fits two answers about equally well (or none) gets
 `"ambiguous": true` and `alternatives` (other item names for a place, other lists for a
-fall) besides the best answer.
+fall) beside the best answer.
 
-Other methods: `set_items(items)` (None to forget them), `zone_grams()` (settled grams per
-zone), `cargo` (what is believed aboard, a `shipsense.items.Cargo`).
+Other methods and attributes: `set_items(items)` (None to forget them), `zone_grams()`
+(settled grams per zone), `cargo` (what is believed aboard, a `shipsense.items.Cargo`),
+`sigma_total()` (measured noise of the summed zones).
 
-How it works, in brief: each channel is median-filtered over three samples (a single-sample
-HX711 glitch vanishes); the total over all zones is the main signal because sway only moves
-load between zones; noise is measured at rest and sets the thresholds; zero-tracking runs
-only at rest. A drop in the total starts a `leaving`; the fall is confirmed once the piece
-could have landed on the deck from the height of its zone (or at once when the mat feels
-it). A rise that holds still after the hand lets go is a `place`; zones are told apart by
-where the load went during the loading (the hand press) and at rest.
+How it works, in brief. Every channel passes a three-sample Hampel filter (a single-sample
+HX711 glitch is replaced, real steps pass untouched). The sum over all zones is the main
+signal: sway only moves load between zones. Noise is measured at rest and sets the
+thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum starts a
+`leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
+height of its zone, or a `shift` if the weight came back. A rise that holds still after the
+hand lets go is a `place`, weighed over a window long enough for the noise measured (and,
+with items, until the weight clearly names one). Zones are told apart after removing the
+ship's sway, whose two modes (roll and pitch) are learned at rest (`shipsense.sway`).
 
-Memory is bounded (fixed rings, a few seconds long); time is kept as sample counts, so a
-six-hour session at 80 SPS is as exact as a minute on a single-precision ESP32.
+Memory is bounded (fixed rings of a few seconds); time is kept as sample counts, so a
+six-hour session is as exact as a minute, also with single-precision floats on the ESP32.
 """
 
 from array import array
 from math import sqrt
 
-from shipsense.items import Cargo, check_items, name_fall, name_place
+from shipsense.items import Cargo, check_items, name_fall, name_place, place_margin
+from shipsense.sway import SwayModel
+from shipsense.table import TableSense
 
 TABLE_MODES = ("none", "mat", "piezo", "both")
 
 # --- tuning (grams and milliseconds; windows become sample counts at the chosen rate) ------
 HISTORY_MS = 3000  # how far back the rings reach
+ZONE_HISTORY_MS = 700
 FAST_MS = 50  # the moving mean that feeds the triggers
+STABLE_MS = 100  # the span over which "holding still" is judged
 WARMUP_MS = 600  # samples used to learn the empty ship before deciding anything
 TRACK_MS = 4000  # zero-tracking time constant at rest (drift, creep)
 NOISE_MS = 3000  # noise estimate time constant at rest
-SIGMA_START_G = 0.15  # noise assumed per zone before it is measured
-TRIGGER_MIN_G = 0.6  # smallest total change that starts an episode
+SIGMA_START_G = 0.1  # noise assumed per zone before it is measured
+GLITCH_MIN_G = 3.0  # the Hampel filter replaces a sample this far off its neighbours' median
+TRIGGER_MIN_G = 0.6  # smallest change of the total that starts an episode
 TRIGGER_SIGMAS = 5.0
-LEAVE_MIN_G = 0.9  # smallest drop that is announced as `leaving`
-LEAVE_SIGMAS = 6.0
-LEAVE_MS = 25  # the drop must hold this long
+LEAVE_MIN_G = 0.9  # smallest drop announced as `leaving`
+LEAVE_SIGMAS = 5.5
+LEAVE_MS = 20  # the drop must hold this long ...
+LEAVE_RINGING_MS = 90  # ... or this long while a released piece may still ring
+RINGING_MS = 600
 PLACE_MIN_G = 0.9  # smallest rise that is a `place`
-SETTLE_MS = 150  # a placed piece is at rest after this long without change
-SETTLE_PRESSED_MS = 600  # ... or this long when no hand release was seen
-SETTLE_BAND_MIN_G = 0.35
-SETTLE_SIGMAS = 4.5
-QUIET_MS = 500  # the episode is over after this long at rest
+RELEASE_MIN_G = 0.6  # the hand let go: the level fell this far below its peak, and ...
+RELEASE_SIGMAS = 4.0  # ... this many noise sigmas, and ...
+RELEASE_FRACTION = 0.15  # ... this fraction of the peak (a pressing hand trembles ~4%)
+SETTLE_BAND_MIN_G = 0.3
+SETTLE_SIGMAS = 4.0
+PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
+PLACE_MAX_WINDOW_MS = 450  # ... and at most this
+PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
+PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
+PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
+PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
+COMMIT_MIN_MS = 60  # a plateau this long after the release can be weighed if a fall follows
+QUIET_MS = 150  # the episode is over after this long back at the old level
+ONE_ZONE_FRACTION = 0.5  # a placed piece shows at least this share of its weight on its zone
 TOUCH_MIN_G = 1.5  # smaller transients are not worth a `touch`
 SHIFT_MIN_G = 0.9
-# How long a piece leaving each zone needs to reach the deck (zones 1-4 are the deck,
-# 5-6 the low yard, 7-8 the middle yard, 9-10 the top yard), then the time to see it land.
-LANDING_MS = (0, 0, 0, 0, 150, 150, 200, 200, 250, 250)
-LANDING_SEEN_MS = 50
-MAT_TRIGGER_MIN_G = 0.8
-MAT_SETTLE_MS = 300
-LAND_MIN_G = 0.8
-LAND_CONTEXT_MS = 2000  # a table hit this soon after a fall notice is the fall landing
+SHIFT_SETTLE_MS = 200
+SWAY_LAG_MS = 150  # zone changes over this lag teach the sway model
+SWAY_EVERY_MS = 40
+SWAY_REFRESH_MS = 1000
+SWAY_MEMORY_S = 30
+# How long a piece leaving each zone needs to land on a lower zone, at most: zones 1-4 are
+# the deck (nothing below), the yards' surfaces sit 14, 21 and 28 cm above it (free fall
+# plus 8% for tumbling). Then the time the landing needs to show through the filters.
+LANDING_MS = (0, 0, 0, 0, 183, 183, 223, 223, 258, 258)
+LANDING_SEEN_MS = 20
+FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
+PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
+PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still going
 FAULT_LIMIT_G = 5000.0  # a zone beyond this is a broken channel
 INPUT_LIMIT_G = 1.0e6
+MAX_EPISODE_MS = 30000  # a disturbance this long is given up: the levels are re-learned
 
 
-def _median3(a, b, c):
-    if a > b:
-        a, b = b, a
-    if b > c:
-        b = c
-    return a if a > b else b
+def _grams(value):
+    """Grams rounded to 0.01 g, the same way on every Python."""
+    if value < 0:
+        return -int(-value * 100.0 + 0.5) / 100.0
+    return int(value * 100.0 + 0.5) / 100.0
 
 
 class Detector:
@@ -101,14 +127,10 @@ class Detector:
         if isinstance(n_zones, bool) or not isinstance(n_zones, int) or not 1 <= n_zones <= 64:
             raise ValueError("n_zones must be a whole number from 1 to 64")
         if table not in TABLE_MODES:
-            raise ValueError(
-                "table must be one of {}, not {!r}".format(", ".join(TABLE_MODES), table)
-            )
+            raise ValueError(f"table must be one of {', '.join(TABLE_MODES)}, not {table!r}")
         self.rate_hz = rate_hz
         self.n_zones = n_zones
         self.table = table
-        self.uses_mat = table in ("mat", "both")
-        self.uses_piezo = table in ("piezo", "both")
         self.items = None
         self.cargo = Cargo(n_zones)
         if items is not None:
@@ -116,16 +138,28 @@ class Detector:
 
         ns = self._samples
         self.history_n = ns(HISTORY_MS)
+        self.zone_history_n = ns(ZONE_HISTORY_MS)
         self.fast_n = ns(FAST_MS)
+        self.stable_w = max(3, ns(STABLE_MS))
         self.warmup_n = ns(WARMUP_MS)
         self.track_alpha = 1.0 / ns(TRACK_MS)
         self.noise_alpha = 1.0 / ns(NOISE_MS)
         self.leave_n = ns(LEAVE_MS)
-        self.settle_n = max(2, ns(SETTLE_MS))
-        self.settle_pressed_n = ns(SETTLE_PRESSED_MS)
+        self.leave_ringing_n = ns(LEAVE_RINGING_MS)
+        self.ringing_n = ns(RINGING_MS)
+        self.place_min_n = max(3, ns(PLACE_MIN_WINDOW_MS))
+        self.place_max_n = max(self.place_min_n, ns(PLACE_MAX_WINDOW_MS))
+        self.plain_n = ns(PLAIN_MS)
+        self.plain_drop_n = ns(PLAIN_DROP_MS)
+        self.commit_min_n = max(2, ns(COMMIT_MIN_MS))
         self.quiet_n = ns(QUIET_MS)
-        self.mat_settle_n = max(2, ns(MAT_SETTLE_MS))
-        self.land_context_n = ns(LAND_CONTEXT_MS)
+        self.shift_settle_n = max(3, ns(SHIFT_SETTLE_MS))
+        self.sway_lag_n = ns(SWAY_LAG_MS)
+        self.sway_every_n = ns(SWAY_EVERY_MS)
+        self.sway_refresh_n = ns(SWAY_REFRESH_MS)
+        self.progress_n = ns(PROGRESS_MS)
+        self.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
+        self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
         for zone in range(n_zones):
             height_ms = LANDING_MS[zone] if zone < len(LANDING_MS) else LANDING_MS[-1]
@@ -133,36 +167,32 @@ class Detector:
 
         h = self.history_n
         self._t = [0] * h  # sample times as given (ints on the ESP32)
-        self._total = array("f", [0.0] * h)  # median-filtered total grams
+        self._total = array("f", [0.0] * h)  # filtered total grams
         self._fast = array("f", [0.0] * h)  # its FAST_MS moving mean
-        self._zone_sum = [0.0] * n_zones  # per zone: running sums over the settle window
-        self._zone_ring = [array("f", [0.0] * self.settle_pressed_n) for _ in range(n_zones)]
-        self._raw = [array("f", [0.0, 0.0, 0.0]) for _ in range(n_zones)]
-        self.zf = [0.0] * n_zones  # median-filtered zones, this sample
-        self.ref = [0.0] * n_zones  # settled grams per zone (committed levels)
-        self.base = 0.0  # settled total (the sum of ref, kept in step)
-        self._zone_peak = [0.0] * n_zones
-        self._zone_low = [0.0] * n_zones
-        self._table_raw = array("f", [0.0, 0.0, 0.0])
-        self._table_ring = array("f", [0.0] * self.mat_settle_n)
+        zn = self.zone_history_n
+        self._zones = [array("f", [0.0] * zn) for _ in range(n_zones)]
+        self._raw = [[0.0, 0.0, 0.0] for _ in range(n_zones)]
+        self.y = [0.0] * n_zones  # glitch-filtered zones, this sample
+        self.ref = [0.0] * n_zones  # committed grams per zone
+        self.base = 0.0  # committed total (the sum of ref)
+        self._area = [0.0] * n_zones  # zone deviations summed over the loading
+        self._area_n = 0
+        self._change = [0.0] * n_zones
         self.k = -1  # index of the current sample
         self._last_t = None
-        self._noise_var = 2.0 * n_zones * SIGMA_START_G * SIGMA_START_G
-        self._fast_var = n_zones * SIGMA_START_G * SIGMA_START_G / self.fast_n
-        self._table_var = 2.0 * SIGMA_START_G * SIGMA_START_G
+        self._var_total = n_zones * SIGMA_START_G * SIGMA_START_G
+        self._prev_total1 = 0.0
+        self._prev_total2 = 0.0
         self._faulty = [False] * n_zones
-        self._reset_episode()
+        self.sway = SwayModel(n_zones, 1.0 / max(1, SWAY_MEMORY_S * 1000 // SWAY_EVERY_MS))
+        self._sway_dirty = False
         self.active = False
         self._trigger_run = 0
-        self._last_notice_k = -(10**9)
-        # table channel
-        self.table_base = 0.0
-        self._table_active = False
-        self._table_onset_k = 0
-        self._table_peak = 0.0
-        self._table_stable = 0
-        self._last_impact = 0
-        self._impact_waiting_k = None
+        self._last_fall_k = -(10**9)
+        self._reset_episode(0)
+        self.table_sense = None
+        if table != "none":
+            self.table_sense = TableSense(ns, table in ("mat", "both"), table in ("piezo", "both"))
 
     # --- public helpers ----------------------------------------------------------------
     def set_items(self, items):
@@ -176,6 +206,10 @@ class Detector:
     def zone_grams(self):
         """The settled grams per zone (what rests on each zone, as far as is known)."""
         return list(self.ref)
+
+    def sigma_total(self):
+        """The measured noise (g, one sigma) of one sample of the summed zones."""
+        return sqrt(self._var_total)
 
     def _samples(self, ms):
         n = int(ms * self.rate_hz / 1000.0 + 0.5)
@@ -205,56 +239,73 @@ class Detector:
         slot = k % h
         self._t[slot] = t_ms
 
-        # median of three per zone: a single-sample glitch never reaches the logic
+        # Hampel filter over three samples per zone (it outputs the middle one)
+        limit = 6.0 * sqrt(self._var_total / n)
+        if limit < GLITCH_MIN_G:
+            limit = GLITCH_MIN_G
         total = 0.0
-        r3 = k % 3
-        first = k == 0
-        zf = self.zf
+        y = self.y
+        zn = self.zone_history_n
+        zslot = k % zn
+        r0 = (k - 2) % 3
+        r1 = (k - 1) % 3
+        r2 = k % 3
         for i in range(n):
             raw = self._raw[i]
-            v = zones_g[i]
-            if first:
-                raw[0] = v
-                raw[1] = v
-                raw[2] = v
+            if k == 0:
+                raw[0] = raw[1] = zones_g[i]
+            raw[r2] = zones_g[i]
+            a = raw[r0]
+            b = raw[r1]
+            c = raw[r2]
+            if (a - b) * (c - a) >= 0:
+                med = a
+            elif (b - a) * (c - b) >= 0:
+                med = b
             else:
-                raw[r3] = v
-            m = _median3(raw[0], raw[1], raw[2])
-            zf[i] = m
-            total += m
+                med = c
+            if b - med > limit or med - b > limit:
+                b = med
+            y[i] = b
+            total += b
+            self._zones[i][zslot] = b
         self._total[slot] = total
-        fn = self.fast_n
-        if k + 1 < fn:
-            fn = k + 1
+        fn = self.fast_n if k + 1 >= self.fast_n else k + 1
         s = 0.0
         for j in range(fn):
             s += self._total[(k - j) % h]
         fast = s / fn
         self._fast[slot] = fast
 
-        # the per-zone rings feed settle-window means (sums recomputed: nothing accumulates)
-        zr = self.settle_pressed_n
-        zslot = k % zr
-        for i in range(n):
-            self._zone_ring[i][zslot] = zf[i]
-
         if k < self.warmup_n:
-            self._warm_up(k, total, fast)
+            self._warm_up(k, total)
         else:
             self._check_faults(events)
             self._ship_step(events, k, total, fast)
-        if self.uses_mat or self.uses_piezo:
-            self._table_step(events, k, table_g, impact)
+        self._prev_total2 = self._prev_total1
+        self._prev_total1 = total
+        if self.table_sense is not None:
+            more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
+            if more:
+                events.extend(more)
         return events
 
-    # --- warm-up: learn the empty (or loaded) ship ---------------------------------------
-    def _warm_up(self, k, total, fast):
+    def _fall_context(self):
+        """2 while a piece may be in the air, 1 soon after a fall, else 0 (for the table)."""
+        if self.leave is not None:
+            return 2
+        if self.k - self._last_fall_k <= self._samples(1500):
+            return 1
+        return 0
+
+    # --- warm-up and rest ----------------------------------------------------------------
+    def _warm_up(self, k, total):
         weight = 1.0 / (k + 1)
         for i in range(self.n_zones):
-            self.ref[i] += (self.zf[i] - self.ref[i]) * weight
+            self.ref[i] += (self.y[i] - self.ref[i]) * weight
         self.base = self._sum_ref()
-        if k > 0:
-            self._learn_noise(k)
+        if k >= 2:
+            self._learn_noise(total, 1.0 / (k + 1) if k < 50 else self.noise_alpha)
 
     def _sum_ref(self):
         s = 0.0
@@ -262,61 +313,82 @@ class Detector:
             s += v
         return s
 
-    def _learn_noise(self, k):
-        h = self.history_n
-        diff = self._total[k % h] - self._total[(k - 1) % h]
-        a = self.noise_alpha
-        if k < self.warmup_n:
-            a = 1.0 / (k + 1) if k + 1 < 1.0 / a else a
-        self._noise_var += (diff * diff - self._noise_var) * a
-        if k >= 2 * self.fast_n:
-            fdiff = self._fast[k % h] - self._fast[(k - self.fast_n) % h]
-            self._fast_var += (fdiff * fdiff * 0.5 - self._fast_var) * a
+    def _learn_noise(self, total, alpha):
+        # second differences: blind to drift and slow sway, 6 sigma^2 for white noise
+        d2 = total - 2.0 * self._prev_total1 + self._prev_total2
+        self._var_total += (d2 * d2 / 6.0 - self._var_total) * alpha
 
-    def sigma_total(self):
-        """The measured noise (g, one sigma) of the filtered total, sample to sample."""
-        return sqrt(self._noise_var * 0.5)
+    def _rest_step(self, k, total):
+        a = self.track_alpha
+        for i in range(self.n_zones):
+            self.ref[i] += (self.y[i] - self.ref[i]) * a
+        self.base = self._sum_ref()
+        self._learn_noise(total, self.noise_alpha)
+        if k % self.sway_every_n == 0:
+            self._learn_sway(k)
+        if self._sway_dirty and k % self.sway_refresh_n == 0:
+            self.sway.refresh()
+            self._sway_dirty = False
 
-    def sigma_fast(self):
-        """The measured noise (g, one sigma) of the fast moving mean of the total."""
-        return sqrt(self._fast_var)
+    def _learn_sway(self, k):
+        zn = self.zone_history_n
+        now = k % zn
+        then = (k - self.sway_lag_n) % zn
+        change = self._change
+        s = 0.0
+        s_abs = 0.0
+        energy = 0.0
+        for i in range(self.n_zones):
+            ring = self._zones[i]
+            d = ring[now] - ring[then]
+            change[i] = d
+            s += d
+            s_abs += d if d > 0 else -d
+            energy += d * d
+        # learn only from clear sway: well above the noise, and nearly nothing added or lost
+        if energy < 12.0 * self._var_total or (s > 0.3 * s_abs or -s > 0.3 * s_abs):
+            return
+        self.sway.learn(change)
+        self._sway_dirty = True
 
     def _check_faults(self, events):
         for i in range(self.n_zones):
-            bad = not -FAULT_LIMIT_G <= self.zf[i] <= FAULT_LIMIT_G
+            bad = not -FAULT_LIMIT_G <= self.y[i] <= FAULT_LIMIT_G
             if bad and not self._faulty[i]:
                 self._faulty[i] = True
+                now = self._now()
                 events.append(
                     {
                         "type": "fault",
-                        "t_ms": self._t[self.k % self.history_n],
-                        "decided_ms": self._t[self.k % self.history_n],
+                        "t_ms": now,
+                        "decided_ms": now,
                         "zone": i + 1,
-                        "reason": f"reads {int(self.zf[i])} g, beyond what the ship can hold",
+                        "reason": f"reads {int(self.y[i])} g, beyond what the ship can hold",
                     }
                 )
             elif not bad and self._faulty[i]:
                 self._faulty[i] = False
 
     # --- episodes on the ship ------------------------------------------------------------
-    def _reset_episode(self):
-        self.onset_k = 0
-        self.peak_up = 0.0
-        self.peak_down = 0.0
-        self.emitted = False
-        self.leave = None  # a pending fall: dict(onset_k, deadline_k, zones, grams)
-        self.returned = False  # weight left and came back: a shift or nothing
-        self.stable_n = 0
+    def _reset_episode(self, k):
+        self.onset_k = k
+        self.peak = 0.0  # highest fast level (above base) since the last commit
+        self.trough = 0.0
+        self.released_k = None  # when the hand was seen letting go
+        self.stable_run = 0
+        self.plateau = None  # [level_g, start_k, n, after_release] of the last still stretch
+        self.leave = None  # a pending leaving: dict
         self.leave_run = 0
-        self.pressed = False
+        self.returned = None  # a leaving whose weight came back: dict (shift or stay)
+        self.committed = False  # something was decided in this episode
+        self._area_n = 0
         for i in range(self.n_zones):
-            self._zone_peak[i] = 0.0
-            self._zone_low[i] = 0.0
+            self._area[i] = 0.0
 
     def _ship_step(self, events, k, total, fast):
         d = fast - self.base
-        sf = self.sigma_fast()
-        trigger = TRIGGER_SIGMAS * sf
+        sigma_fast = sqrt(self._var_total / self.fast_n)
+        trigger = TRIGGER_SIGMAS * sigma_fast
         if trigger < TRIGGER_MIN_G:
             trigger = TRIGGER_MIN_G
         if not self.active:
@@ -324,21 +396,13 @@ class Detector:
                 self._trigger_run += 1
             else:
                 self._trigger_run = 0
-                self._track_rest(k)
-            if self._trigger_run >= 2 or (self._trigger_run >= 1 and self.fast_n == 1):
+                self._rest_step(k, total)
+            if self._trigger_run >= min(2, self.fast_n):
                 self.active = True
-                self._reset_episode()
-                self.onset_k = self._find_onset(k, trigger * 0.4)
+                self._reset_episode(self._find_onset(k, trigger * 0.4))
             else:
                 return
-        self._episode_step(events, k, d, sf)
-
-    def _track_rest(self, k):
-        a = self.track_alpha
-        for i in range(self.n_zones):
-            self.ref[i] += (self.zf[i] - self.ref[i]) * a
-        self.base = self._sum_ref()
-        self._learn_noise(k)
+        self._episode_step(events, k, d, sigma_fast)
 
     def _find_onset(self, k, level):
         """The first recent sample whose total strayed past `level` from the base."""
@@ -352,56 +416,31 @@ class Detector:
             onset = j
         return onset
 
-    def _episode_step(self, events, k, d, sf):
+    def _episode_step(self, events, k, d, sigma_fast):
         n = self.n_zones
-        zf = self.zf
+        y = self.y
         ref = self.ref
-        for i in range(n):
-            dz = zf[i] - ref[i]
-            if dz > self._zone_peak[i]:
-                self._zone_peak[i] = dz
-            if dz < self._zone_low[i]:
-                self._zone_low[i] = dz
-        if d > self.peak_up:
-            self.peak_up = d
-        if d < self.peak_down:
-            self.peak_down = d
+        if self.released_k is None and self.leave is None and self.returned is None:
+            area = self._area
+            for i in range(n):
+                area[i] += y[i] - ref[i]
+            self._area_n += 1
+        if d > self.peak:
+            self.peak = d
+        if d < self.trough:
+            self.trough = d
+        if self.released_k is None and self.peak >= PLACE_MIN_G:
+            let_go = RELEASE_MIN_G
+            if let_go < RELEASE_SIGMAS * sigma_fast:
+                let_go = RELEASE_SIGMAS * sigma_fast
+            if let_go < RELEASE_FRACTION * self.peak:
+                let_go = RELEASE_FRACTION * self.peak
+            if self.peak - d > let_go:
+                self.released_k = k
 
-        stable = self._is_stable(k, sf)
-        self.stable_n = self.stable_n + 1 if stable else 0
-
-        # first notice: weight leaving the ship
-        leave_level = LEAVE_SIGMAS * sf
-        if leave_level < LEAVE_MIN_G:
-            leave_level = LEAVE_MIN_G
-        if self.leave is None and d < -leave_level:
-            self.leave_run += 1
-            if self.leave_run >= self.leave_n:
-                self._notice_leaving(events, k, d, leave_level)
-        else:
-            self.leave_run = 0
-
-        if self.leave is not None:
-            self._follow_leaving(events, k, d)
-            return
-
-        # the hand pressed and has let go: the press peak stands well above the level now
-        if self.peak_up - d > max(2.0, 0.25 * d):
-            self.pressed = True
-
-        if d > PLACE_MIN_G and d > 4.0 * sf:
-            needed = self.settle_n if self.pressed else self.settle_pressed_n
-            if self.stable_n >= needed:
-                self._decide_place(events, k, needed)
-                return
-
-        if self.stable_n >= self.quiet_n and -PLACE_MIN_G < d < PLACE_MIN_G:
-            self._end_episode(events, k)
-
-    def _is_stable(self, k, sf):
-        """The fast mean has stayed within a noise band over the settle window."""
+        # holding still? the fast mean stays in a noise band over STABLE_MS
         h = self.history_n
-        w = self.settle_n
+        w = self.stable_w
         hi = -1.0e30
         lo = 1.0e30
         for j in range(w):
@@ -410,30 +449,74 @@ class Detector:
                 hi = v
             if v < lo:
                 lo = v
-        band = SETTLE_SIGMAS * sf
+        band = SETTLE_SIGMAS * sigma_fast
         if band < SETTLE_BAND_MIN_G:
             band = SETTLE_BAND_MIN_G
-        return hi - lo <= band
+        if hi - lo <= band:
+            self.stable_run += 1
+            self._update_plateau(k)
+        else:
+            self.stable_run = 0
 
-    def _window_mean_total(self, k, w):
+        leave_level = LEAVE_SIGMAS * sigma_fast
+        if leave_level < LEAVE_MIN_G:
+            leave_level = LEAVE_MIN_G
+
+        if self.leave is not None:
+            self._follow_leaving(events, k, d, sigma_fast)
+            return
+        if self._check_leaving(events, k, d, leave_level):
+            return
+        if self.returned is not None:
+            if self.stable_run >= 1 and self.plateau[2] >= self.shift_settle_n:
+                self._decide_shift(events, k)
+            return
+
+        plateau = self.plateau
+        if self.stable_run >= 1 and plateau is not None:
+            level = plateau[0]
+            if level >= PLACE_MIN_G:
+                if plateau[3]:
+                    ready = self._weighed_enough(level, plateau[2])
+                else:
+                    ready = plateau[2] >= self.plain_n
+                if ready and self._load_on_one_zone(k, level, plateau[2]):
+                    self._decide_place(events, k)
+                    return
+            elif level > -PLACE_MIN_G and plateau[2] >= self.quiet_n:
+                self._end_episode(events, k)
+                return
+        if k - self.onset_k > self.max_episode_n:
+            self._end_episode(events, k)
+
+    def _update_plateau(self, k):
+        """The still stretch now: its mean level over the latest samples and its length."""
+        n = self.stable_run + self.stable_w - 1
+        start = k - n + 1
+        plateau = self.plateau
+        if plateau is None or self.stable_run == 1:
+            after_release = self.released_k is not None and self.released_k < start
+            self.plateau = plateau = [0.0, start, n, after_release]
+        plateau[2] = n
+        w = n if n < self.place_max_n else self.place_max_n
+        plateau[0] = self._mean_total(k, w) - self.base
+
+    def _mean_total(self, k, w):
         h = self.history_n
         s = 0.0
         for j in range(w):
             s += self._total[(k - j) % h]
         return s / w
 
-    def _zone_means(self, k, w):
-        zr = self.settle_pressed_n
-        if w > zr:
-            w = zr
-        means = []
-        for i in range(self.n_zones):
-            ring = self._zone_ring[i]
-            s = 0.0
-            for j in range(w):
-                s += ring[(k - j) % zr]
-            means.append(s / w)
-        return means
+    def _weighed_enough(self, level, n):
+        if n < self.place_min_n:
+            return False
+        if n >= self.place_max_n:
+            return True
+        se = sqrt(self._var_total / n)
+        if self.items:
+            return place_margin(level, self.items) >= PLACE_MARGIN_SE * se
+        return se <= PLACE_SE_G
 
     def _now(self):
         return self._t[self.k % self.history_n]
@@ -444,14 +527,39 @@ class Detector:
             j = k - self.history_n + 1
         return self._t[j % self.history_n]
 
+    def _zone_change(self, k, w):
+        """Mean zone grams over the last `w` samples minus the committed levels."""
+        zn = self.zone_history_n
+        if w > zn:
+            w = zn
+        out = []
+        for i in range(self.n_zones):
+            ring = self._zones[i]
+            s = 0.0
+            for j in range(w):
+                s += ring[(k - j) % zn]
+            out.append(s / w - self.ref[i])
+        return out
+
     # --- place ---------------------------------------------------------------------------
-    def _decide_place(self, events, k, window):
-        grams = self._window_mean_total(k, window) - self.base
-        means = self._zone_means(k, window)
-        zone = self._place_zone(means)
+    def _load_on_one_zone(self, k, level, n):
+        """The new load sits on one zone (a piece), not spread by a hand on others."""
+        w = n if n < self.place_max_n else self.place_max_n
+        change = self._zone_change(k, w)
+        zone = self._place_zone(change)
+        gained = -self._losses(change)[zone]
+        return gained >= ONE_ZONE_FRACTION * level
+
+    def _decide_place(self, events, k):
+        plateau = self.plateau
+        grams = plateau[0]
+        w = plateau[2] if plateau[2] < self.place_max_n else self.place_max_n
+        change = self._zone_change(k, w)
+        zone = self._place_zone(change)
+        t_ms = self._time_of(self.released_k if self.released_k is not None else plateau[1])
         event = {
             "type": "place",
-            "t_ms": self._time_of(k - window + 1),
+            "t_ms": t_ms,
             "decided_ms": self._now(),
             "zone": zone + 1,
             "grams": _grams(grams),
@@ -464,57 +572,147 @@ class Detector:
                 event["alternatives"] = alternatives
             self.cargo.add(zone + 1, item)
         events.append(event)
-        self._commit_change(means, grams, zone)
-        self.emitted = True
-        self.peak_up = 0.0
-        self.pressed = False
-        for i in range(self.n_zones):
-            self._zone_peak[i] = 0.0
+        self.ref[zone] += grams
+        self.base = self._sum_ref()
+        self._after_commit(k)
 
-    def _place_zone(self, means):
-        """The zone that took the load: where it rose at rest, and where the hand pressed."""
+    def _place_zone(self, change):
+        """The zone that took the load: where the hand pressed and where the load rests,
+        each seen through the sway."""
+        scores = self.sway.zone_scores(change)
+        if self._area_n:
+            inv = 1.0 / self._area_n
+            pressed = self.sway.zone_scores([a * inv for a in self._area])
+            for i in range(self.n_zones):
+                scores[i] += pressed[i]
         best = 0
-        best_score = -1.0e30
-        for i in range(self.n_zones):
-            score = (means[i] - self.ref[i]) + 0.5 * self._zone_peak[i]
-            if score > best_score:
-                best_score = score
+        for i in range(1, self.n_zones):
+            if scores[i] > scores[best]:
                 best = i
         return best
 
-    def _commit_change(self, means, grams, zone):
-        """Move the committed levels: `grams` went onto (or off, if negative) `zone`."""
-        self.ref[zone] += grams
-        self.base = self._sum_ref()
+    def _after_commit(self, k):
+        self.committed = True
+        self.peak = 0.0
+        self.trough = 0.0
+        self.released_k = None
+        self.plateau = None
+        self.stable_run = 0
+        self.leave_run = 0
+        self._area_n = 0
+        for i in range(self.n_zones):
+            self._area[i] = 0.0
 
     # --- leaving and fall ----------------------------------------------------------------
-    def _losing_zones(self, loss_total):
-        """Zones (0-based) whose load fell by a real share of `loss_total`."""
-        zones = []
-        floor = 0.3 * loss_total
-        if floor < 0.5:
-            floor = 0.5
+    def _check_leaving(self, events, k, d, leave_level):
+        """Start a pending leaving when the total drops; True if it did.
+
+        A still stretch at a raised level (a piece, not yet decided) is weighed and decided
+        first when the level leaves it: upwards (a second piece, a touch) or downwards
+        (cargo leaving) -- except when the drop is the loading hand letting go, seen as the
+        load falling on the zone it was loaded on while staying above the old level.
+        """
+        plateau = self.plateau
+        level_ref = 0.0
+        if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
+            ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
+            if ready and d > plateau[0] + leave_level:
+                self._decide_place(events, k)  # more is coming onto the ship
+                return False
+            if ready and d < plateau[0] - leave_level:
+                if plateau[3] or d < 0.5 * PLACE_MIN_G or not self._hand_let_go(k, plateau):
+                    level_ref = plateau[0]
+                else:
+                    self.plateau = None  # that stretch was the hand pressing: it is gone
+                    if self.released_k is None:
+                        self.released_k = k
+        if d < level_ref - leave_level:
+            self.leave_run += 1
+        else:
+            self.leave_run = 0
+            return False
+        ringing = self.released_k is not None and k - self.released_k < self.ringing_n
+        needed = self.leave_ringing_n if ringing else self.leave_n
+        if self.leave_run < needed:
+            return False
+        if level_ref:
+            self._decide_place(events, k)
+            d -= level_ref
+        self._notice_leaving(events, k, d, leave_level)
+        return True
+
+    def _hand_let_go(self, k, plateau):
+        """True if the drop from a still stretch was on the zone being loaded (a release)."""
+        if not self._area_n:
+            return True
+        loaded = self._place_zone([0.0] * self.n_zones)
+        w = self.fast_n
+        zn = self.zone_history_n
+        then = plateau[1] + plateau[2] - 1  # the last still sample
+        span = k - then
+        if span > zn - w:
+            return True
+        change = []
         for i in range(self.n_zones):
-            if self.ref[i] - self.zf[i] >= floor:
-                zones.append(i)
+            ring = self._zones[i]
+            now_s = 0.0
+            then_s = 0.0
+            for j in range(w):
+                now_s += ring[(k - j) % zn]
+                then_s += ring[(then - j) % zn]
+            change.append((now_s - then_s) / w)
+        losses = self._losses_raw(change)
+        worst = 0
+        for i in range(1, self.n_zones):
+            if losses[i] > losses[worst]:
+                worst = i
+        return worst == loaded
+
+    def _losses(self, change):
+        """Per zone: grams lost (positive) once sway is taken out, least-squares amplitudes."""
+        projected = self.sway.project_out(change)
+        keep = self.sway.keep_diag
+        return [-projected[i] / keep[i] for i in range(self.n_zones)]
+
+    def _losses_raw(self, change):
+        """Per zone: a matched-filter score for a loss on that zone alone, sway removed."""
+        scores = self.sway.zone_scores(change)
+        return [-v for v in scores]
+
+    def _losing_zones(self, change, total_loss):
+        """The zones (0-based) that lost the weight, sway taken out; at least one."""
+        floor = 0.25 * total_loss
+        if floor < 0.7:
+            floor = 0.7
+        zones = self.sway.changed_zones([-v for v in change], floor)
         if not zones:
+            losses = self._losses(change)
             worst = 0
             for i in range(1, self.n_zones):
-                if self.zf[i] - self.ref[i] < self.zf[worst] - self.ref[worst]:
+                if losses[i] > losses[worst]:
                     worst = i
-            zones.append(worst)
+            zones = [worst]
         return zones
 
-    def _notice_leaving(self, events, k, d, level):
-        onset = self._find_onset(k, level * 0.3)
-        zones = self._losing_zones(-d)
+    def _notice_leaving(self, events, k, d, leave_level):
+        onset = self._find_onset(k, leave_level * 0.3)
+        change = self._zone_change(k, self.fast_n)
+        zones = self._losing_zones(change, -d)
         wait = 0
         for z in zones:
             if self.landing_n[z] > wait:
                 wait = self.landing_n[z]
-        self.leave = {"onset_k": onset, "deadline_k": onset + wait, "zones": zones}
-        self._last_notice_k = k
-        self._impact_waiting_k = None
+        self.leave = {
+            "onset_k": onset,
+            "notice_k": k,
+            "zones": zones,
+            "wait_n": wait,
+            "deepest": d,
+            "deepest_k": k,
+            "deadline_k": k + wait,
+            "air_sum": 0.0,
+            "air_n": 0,
+        }
         events.append(
             {
                 "type": "leaving",
@@ -524,29 +722,42 @@ class Detector:
                 "zones": [z + 1 for z in zones],
             }
         )
-        self.emitted = True
 
-    def _follow_leaving(self, events, k, d):
+    def _follow_leaving(self, events, k, d, sigma_fast):
         leave = self.leave
-        if k < leave["deadline_k"] and not self._mat_confirms(d):
+        if d < leave["deepest"]:
+            leave["deepest"] = d
+        if d < 0.8 * leave["deepest"]:  # the piece is off its zone: weigh what is missing
+            leave["air_sum"] += d
+            leave["air_n"] += 1
+        h = self.history_n
+        falling = self._fast[(k - self.progress_n) % h] - self._fast[k % h]
+        step = 3.0 * sigma_fast
+        if step < PROGRESS_FRACTION * -d:
+            step = PROGRESS_FRACTION * -d
+        if falling > step:
+            # still going: the piece has not left yet, the clock starts when it has
+            leave["deepest_k"] = k
+            deadline = k + leave["wait_n"]
+            if deadline > leave["deadline_k"]:
+                leave["deadline_k"] = deadline
+        if k < leave["deadline_k"] or k - leave["deepest_k"] < self.fall_weigh_n:
             return
-        w = self.fast_n
-        drop = self.base - self._window_mean_total(k, w)
-        if drop >= PLACE_MIN_G:
-            self._decide_fall(events, k, drop)
-        else:
-            self.returned = True
-            self.leave = None
-            self.stable_n = 0
+        w = k - leave["deepest_k"]
+        if w > self.place_max_n:
+            w = self.place_max_n
+        drop = self.base - self._mean_total(k, w)
+        # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
+        if -d < 0.5 * -leave["deepest"] or -d < PLACE_MIN_G:
+            self._weight_returned(events, k)
+            return
+        self._decide_fall(events, k, drop, w)
 
-    def _mat_confirms(self, d):
-        if not self.uses_mat or not self._table_active:
-            return False
-        return self._table_level - self.table_base >= max(LAND_MIN_G, -0.5 * d)
-
-    def _decide_fall(self, events, k, drop):
+    def _decide_fall(self, events, k, drop, w):
         leave = self.leave
-        zones = self._losing_zones(drop)
+        change = self._zone_change(k, w)
+        losses = self._losses(change)
+        zones = self._losing_zones(change, drop)
         for z in leave["zones"]:
             if z not in zones:
                 zones.append(z)
@@ -559,11 +770,11 @@ class Detector:
             "zones": [z + 1 for z in zones],
         }
         if self.items:
-            losses = {}
+            zone_losses = {}
             for z in zones:
-                losses[z + 1] = self.ref[z] - self.zf[z]
+                zone_losses[z + 1] = losses[z]
             pieces, ambiguous, alternatives = name_fall(
-                drop, self.items, self.cargo.counts_by_item(), losses, self.cargo
+                drop, self.items, self.cargo.counts_by_item(), zone_losses, self.cargo
             )
             event["items"] = pieces
             if ambiguous:
@@ -571,23 +782,24 @@ class Detector:
                 event["alternatives"] = alternatives
             self._unload(pieces, zones)
         events.append(event)
-        # the lost grams come off the zones that lost them, in proportion
         lost = 0.0
         for z in zones:
-            loss = self.ref[z] - self.zf[z]
-            if loss > 0:
-                lost += loss
+            if losses[z] > 0:
+                lost += losses[z]
         for z in zones:
-            loss = self.ref[z] - self.zf[z]
-            if lost > 0 and loss > 0:
-                self.ref[z] -= drop * loss / lost
-        if lost <= 0:
-            self.ref[zones[0]] -= drop
+            if lost > 0:
+                if losses[z] > 0:
+                    self.ref[z] -= drop * losses[z] / lost
+            else:
+                self.ref[z] -= drop / len(zones)
         self.base = self._sum_ref()
         self.leave = None
-        self.peak_down = 0.0
-        self.stable_n = 0
-        self._last_notice_k = k
+        self._last_fall_k = k
+        self._after_commit(k)
+        if self.table_sense is not None:
+            more = self.table_sense.settle_hit(True, self._now())
+            if more:
+                events.extend(more)
 
     def _unload(self, pieces, zones):
         for item in pieces:
@@ -601,186 +813,102 @@ class Detector:
                     if self.cargo.remove(z, item):
                         break
 
-    # --- end of an episode: shift, touch, or nothing ---------------------------------------
-    def _end_episode(self, events, k):
-        means = self._zone_means(k, self.settle_pressed_n)
-        lost_zone = -1
-        gained_zone = -1
-        lost = 0.0
-        gained = 0.0
+    # --- a leaving whose weight came back: shift or stay ---------------------------------
+    def _weight_returned(self, events, k):
+        leave = self.leave
+        in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
+        if leave["air_n"] >= 3:
+            in_air = -leave["air_sum"] / leave["air_n"]
+        self.returned = {"onset_k": leave["onset_k"], "zones": leave["zones"], "grams": in_air}
+        self.leave = None
+        self.plateau = None
+        self.stable_run = 0
+        if self.table_sense is not None:
+            self.table_sense.settle_hit(False, self._now())
+
+    def _decide_shift(self, events, k):
+        returned = self.returned
+        w = self.plateau[2]
+        change = self._zone_change(k, w)
+        losses = self._losses(change)
+        source = returned["zones"][0]
+        for z in returned["zones"]:
+            if losses[z] > losses[source]:
+                source = z
+        target = -1
         for i in range(self.n_zones):
-            change = means[i] - self.ref[i]
-            if -change > lost:
-                lost = -change
-                lost_zone = i
-            if change > gained:
-                gained = change
-                gained_zone = i
-        if (
-            (self.returned or self.leave_run)
-            and lost >= SHIFT_MIN_G
-            and gained >= SHIFT_MIN_G
-            and lost_zone != gained_zone
-        ):
-            grams = 0.5 * (lost + gained)
+            if i != source and (target < 0 or losses[i] < losses[target]):
+                target = i
+        lost = losses[source]
+        gained = -losses[target]
+        now = self._now()
+        if lost >= SHIFT_MIN_G and gained >= SHIFT_MIN_G:
+            # what went missing from the total while the piece was in the air: sway-proof
+            grams = returned["grams"]
+            if grams < SHIFT_MIN_G:
+                grams = 0.5 * (lost + gained)
             event = {
                 "type": "shift",
-                "t_ms": self._time_of(self.onset_k),
-                "decided_ms": self._now(),
-                "from": lost_zone + 1,
-                "to": gained_zone + 1,
+                "t_ms": self._time_of(returned["onset_k"]),
+                "decided_ms": now,
+                "from": source + 1,
+                "to": target + 1,
                 "grams": _grams(grams),
             }
             if self.items:
-                item = self._moved_item(lost_zone + 1, grams)
+                item = self._moved_item(source + 1, grams)
                 if item is not None:
                     event["item"] = item
-                    self.cargo.remove(lost_zone + 1, item)
-                    self.cargo.add(gained_zone + 1, item)
+                    self.cargo.remove(source + 1, item)
+                    self.cargo.add(target + 1, item)
             events.append(event)
-            self.ref[lost_zone] -= grams
-            self.ref[gained_zone] += grams
+            self.ref[source] -= grams
+            self.ref[target] += grams
             self.base = self._sum_ref()
-        elif self.returned:
+        else:
             events.append(
                 {
                     "type": "stay",
-                    "t_ms": self._time_of(self.onset_k),
-                    "decided_ms": self._now(),
-                    "grams": _grams(-self.peak_down),
+                    "t_ms": self._time_of(returned["onset_k"]),
+                    "decided_ms": now,
+                    "grams": _grams(returned["grams"]),
                 }
             )
-        elif not self.emitted and self.peak_up - self.peak_down >= TOUCH_MIN_G:
-            zones = []
-            top = 0
-            for i in range(self.n_zones):
-                if self._zone_peak[i] > self._zone_peak[top]:
-                    top = i
-            zones.append(top + 1)
-            events.append(
-                {
-                    "type": "touch",
-                    "t_ms": self._time_of(self.onset_k),
-                    "decided_ms": self._now(),
-                    "grams": _grams(
-                        self.peak_up if self.peak_up > -self.peak_down else self.peak_down
-                    ),
-                    "zones": zones,
-                }
-            )
-        self.active = False
-        self._trigger_run = 0
+        self.returned = None
+        self._after_commit(k)
 
     def _moved_item(self, zone, grams):
-        pieces = self.cargo.zones[zone]
-        if not pieces:
-            return None
         best = None
         best_error = 1.0e30
-        for item in pieces:
+        for item in self.cargo.zones[zone]:
             error = abs(self.items[item] - grams)
             if error < best_error:
                 best_error = error
                 best = item
         return best
 
-    # --- the table: mat and piezo ----------------------------------------------------------
-    def _table_step(self, events, k, table_g, impact):
-        in_context = k - self._last_notice_k <= self.land_context_n or self.leave is not None
-        if self.uses_piezo and impact is not None:
-            rising = impact == 1 and self._last_impact == 0
-            self._last_impact = impact
-            if rising and not self.uses_mat:
-                kind = "land" if in_context else "knock"
-                event = {"type": kind, "t_ms": self._now(), "decided_ms": self._now()}
-                event["grams"] = None
-                if kind == "land":
-                    event["bounced"] = False
-                events.append(event)
-            elif rising and self._impact_waiting_k is None:
-                self._impact_waiting_k = k
-        if not self.uses_mat or table_g is None:
-            return
-        raw = self._table_raw
-        if k == 0:
-            raw[0] = table_g
-            raw[1] = table_g
-            raw[2] = table_g
-            self.table_base = table_g
-        else:
-            raw[k % 3] = table_g
-        level = _median3(raw[0], raw[1], raw[2])
-        self._table_level = level
-        ring = self._table_ring
-        tn = self.mat_settle_n
-        ring[k % tn] = level
-        hi = -1.0e30
-        lo = 1.0e30
-        count = tn if k + 1 >= tn else k + 1
-        s = 0.0
-        for j in range(count):
-            v = ring[(k - j) % tn]
-            s += v
-            if v > hi:
-                hi = v
-            if v < lo:
-                lo = v
-        mean = s / count
-        sigma = sqrt(self._table_var * 0.5)
-        trigger = 5.0 * sigma
-        if trigger < MAT_TRIGGER_MIN_G:
-            trigger = MAT_TRIGGER_MIN_G
-        change = level - self.table_base
-        if not self._table_active:
-            if change > trigger or change < -trigger:
-                self._table_active = True
-                self._table_onset_k = k
-                if self._impact_waiting_k is not None and k - self._impact_waiting_k < 4:
-                    self._table_onset_k = self._impact_waiting_k
-                self._table_peak = change
-                return
-            if k > 0 and k >= self.warmup_n // 2:
-                prev = ring[(k - 1) % tn]
-                diff = level - prev
-                self._table_var += (diff * diff - self._table_var) * self.noise_alpha
-            self.table_base += (level - self.table_base) * self.track_alpha
-            if self._impact_waiting_k is not None and k - self._impact_waiting_k > 4:
-                # a piezo hit the mat did not feel: classify it by the piezo alone
-                self._impact_waiting_k = None
-                events.append(self._table_event(in_context, None, self._now()))
-            return
-        if change > self._table_peak:
-            self._table_peak = change
-        if hi - lo <= max(0.5, 4.0 * sigma) and k - self._table_onset_k >= tn:
-            net = mean - self.table_base
-            self.table_base = mean
-            self._table_active = False
-            self._impact_waiting_k = None
-            events.append(self._table_event(in_context, net, self._time_of(self._table_onset_k)))
-
-    def _table_event(self, in_context, net, t_ms):
-        if in_context or (net is not None and net >= LAND_MIN_G):
-            event = {"type": "land", "t_ms": t_ms, "decided_ms": self._now()}
-            if net is None:
-                event["grams"] = None
-                event["bounced"] = False
-            elif net >= LAND_MIN_G:
-                event["grams"] = _grams(net)
-                event["bounced"] = False
-            else:
-                event["grams"] = 0.0
-                event["bounced"] = True
-            return event
-        return {
-            "type": "knock",
-            "t_ms": t_ms,
-            "decided_ms": self._now(),
-            "grams": None if net is None else _grams(self._table_peak),
-        }
-
-
-def _grams(value):
-    """Grams rounded to 0.01 g, the same way on every Python."""
-    if value < 0:
-        return -int(-value * 100.0 + 0.5) / 100.0
-    return int(value * 100.0 + 0.5) / 100.0
+    # --- end of an episode ---------------------------------------------------------------
+    def _end_episode(self, events, k):
+        if not self.committed and self.peak - self.trough >= TOUCH_MIN_G:
+            zones = []
+            if self._area_n:
+                scores = self.sway.zone_scores(self._area)
+                top = 0
+                for i in range(1, self.n_zones):
+                    if scores[i] > scores[top]:
+                        top = i
+                zones.append(top + 1)
+            swing = self.peak if self.peak > -self.trough else self.trough
+            events.append(
+                {
+                    "type": "touch",
+                    "t_ms": self._time_of(self.onset_k),
+                    "decided_ms": self._now(),
+                    "grams": _grams(swing),
+                    "zones": zones,
+                }
+            )
+        self.active = False
+        self._trigger_run = 0
+        self.leave = None
+        self.returned = None

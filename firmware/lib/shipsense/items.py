@@ -78,6 +78,24 @@ def name_place(grams, items):
     return best, ambiguous, alternatives
 
 
+def place_margin(grams, items):
+    """Grams between `grams` and the nearest weight at which another item would be named."""
+    weights = [items[name] for name in items]
+    weights.sort()
+    nearest = 0
+    for k in range(1, len(weights)):
+        if abs(weights[k] - grams) < abs(weights[nearest] - grams):
+            nearest = k
+    w = weights[nearest]
+    far = NO_MATCH_ERRORS * weighing_error_g(w)
+    below = w - far if nearest == 0 else 0.5 * (weights[nearest - 1] + w)
+    above = w + far if nearest == len(weights) - 1 else 0.5 * (weights[nearest + 1] + w)
+    margin = grams - below
+    if above - grams < margin:
+        margin = above - grams
+    return margin
+
+
 class Cargo:
     """What the detector believes is aboard: a list of item names per zone (1-based)."""
 

@@ -24,7 +24,7 @@ class TraceError(ValueError):
         self.column = column
         self.problem = problem
         text = f"line {line}, column {column}: {problem}" if column else f"line {line}: {problem}"
-        ValueError.__init__(self, text)
+        super().__init__(text)
 
 
 def parse_decimal(text):

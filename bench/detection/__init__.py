@@ -1,0 +1,1 @@
+"""Detection benchmark: the shipsense detector and a plain baseline scored on simulated traces."""

@@ -1,0 +1,94 @@
+"""The detection corpus: random virtual-ship sessions with their truth, written once, then reused.
+
+Two halves of 36 traces (see bench/README.md): `tuning` (seeds 1000-1035) and `held-back`
+(seeds 5000-5035, fixed before tuning began). Trace `i` of a half uses seed `base + i` and
+the settings `COMBOS[i % 12]`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from bosun.sim import ShipParams, VirtualShip, random_session
+from bosun.sim.session import sample_count
+from bosun.sim.trace_io import TraceWriter, write_items, write_truth
+from bosun.sim.truth import SessionInfo
+
+SECONDS = 180.0
+PER_HALF = 36
+HALVES = {"tuning": 1000, "held-back": 5000}
+COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """One corpus trace: which half, its seed and settings, and where its files live."""
+
+    half: str
+    index: int
+    seed: int
+    rate: int
+    level: str
+    table: str
+    folder: Path
+
+    @property
+    def name(self) -> str:
+        return f"{self.half}-{self.seed}-{self.rate}sps-{self.level}-{self.table}"
+
+    @property
+    def csv(self) -> Path:
+        return self.folder / f"{self.name}.csv"
+
+    @property
+    def truth_path(self) -> Path:
+        return self.folder / f"{self.name}.truth.jsonl"
+
+    @property
+    def items_path(self) -> Path:
+        return self.folder / f"{self.name}.items.json"
+
+    def truth(self) -> list[dict]:
+        with self.truth_path.open(encoding="utf-8") as lines:
+            return [json.loads(line) for line in lines if line.strip()]
+
+    def items(self) -> dict[str, float]:
+        return json.loads(self.items_path.read_text(encoding="utf-8"))
+
+
+def specs(half: str, folder: Path) -> list[TraceSpec]:
+    base = HALVES[half]
+    out = []
+    for index in range(PER_HALF):
+        rate, level, table = COMBOS[index % len(COMBOS)]
+        out.append(TraceSpec(half, index, base + index, rate, level, table, folder))
+    return out
+
+
+def ensure(spec: TraceSpec) -> bool:
+    """Write the trace's files unless they exist; True if it had to simulate."""
+    if spec.csv.exists() and spec.truth_path.exists() and spec.items_path.exists():
+        return False
+    spec.folder.mkdir(parents=True, exist_ok=True)
+    params = ShipParams.draw(spec.level, spec.seed, rate_sps=spec.rate, table=spec.table)
+    ship = VirtualShip(params, spec.seed)
+    partial = spec.csv.with_suffix(".partial")
+    with TraceWriter(partial) as writer:
+        for sample in random_session(ship, spec.level, SECONDS, spec.seed):
+            writer.write(sample)
+    info = SessionInfo(
+        seed=spec.seed,
+        level=spec.level,
+        rate_sps=spec.rate,
+        table=spec.table,
+        seconds=SECONDS,
+        samples=sample_count(SECONDS, spec.rate),
+        items=ship.calibrated_item_grams(),
+    )
+    write_truth(spec.truth_path, info, ship.truth())
+    write_items(spec.items_path, ship.calibrated_item_grams())
+    partial.rename(spec.csv)
+    return True

@@ -1,0 +1,261 @@
+"""Scoring detector events against the virtual ship's ground truth.
+
+Places: a truth placement is found when a `place` decided within its time window names the
+right zone with grams within max(1 g, 12%). Falls are scored by episode (the truth's fall
+records: pieces falling together or one after another): the detector's `fall` events
+decided during an episode are summed, and the episode is found when their grams are within
+the same tolerance. Any place or fall event not matched is a false positive; those during
+a touch or a knock are counted apart (the target there is zero).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+PLACE_EARLY_MS = 1000.0  # a place decided this long before the hand left still counts (wrong)
+PLACE_LATE_MS = 3000.0
+FALL_EARLY_MS = 300.0  # before the first piece started to leave
+FALL_LATE_MS = 1500.0  # after the last piece left
+DISTURBANCE_AFTER_MS = 2000.0  # a false event this soon after a touch/knock is blamed on it
+
+
+def tolerance_g(grams: float) -> float:
+    return max(1.0, 0.12 * abs(grams))
+
+
+def grams_ok(measured: float, truth: float) -> bool:
+    return abs(measured - truth) <= tolerance_g(truth)
+
+
+@dataclass
+class Score:
+    """Counts and latencies for one or more traces; `add` merges."""
+
+    places: int = 0
+    place_events: int = 0
+    place_tp: int = 0
+    place_zone_wrong: int = 0
+    place_grams_wrong: int = 0
+    place_items: int = 0
+    place_items_right: int = 0
+    place_ambiguous: int = 0
+    falls: int = 0
+    fall_events: int = 0  # detected episodes: groups matched to a truth episode + strays
+    fall_tp: int = 0
+    fall_found: int = 0  # episodes with any fall event
+    fall_grams_right: int = 0
+    fall_items: int = 0
+    fall_items_right: int = 0
+    fall_ambiguous: int = 0
+    shifts: int = 0
+    shift_events: int = 0
+    shift_tp: int = 0
+    spurious_place: int = 0
+    spurious_fall: int = 0
+    spurious_from_disturbance: int = 0
+    touches: int = 0
+    knocks: int = 0
+    touch_events: int = 0
+    knock_events: int = 0
+    samples: int = 0
+    latency_place: list[float] = field(default_factory=list)
+    latency_fall: list[float] = field(default_factory=list)
+    latency_leaving_start: list[float] = field(default_factory=list)
+    latency_leaving: list[float] = field(default_factory=list)
+    leaving_missed: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            if isinstance(value, list):
+                mine.extend(value)
+            else:
+                setattr(self, name, mine + value)
+
+    @staticmethod
+    def f1(tp: int, detected: int, truth: int) -> tuple[float, float, float]:
+        precision = tp / detected if detected else 1.0
+        recall = tp / truth if truth else 1.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return precision, recall, f1
+
+    def place_prf(self) -> tuple[float, float, float]:
+        return self.f1(self.place_tp, self.place_events, self.places)
+
+    def fall_prf(self) -> tuple[float, float, float]:
+        return self.f1(self.fall_tp, self.fall_events, self.falls)
+
+    def shift_prf(self) -> tuple[float, float, float]:
+        return self.f1(self.shift_tp, self.shift_events, self.shifts)
+
+
+def _fall_window(record: dict) -> tuple[float, float]:
+    starts = [p["start_ms"] for p in record["pieces"]]
+    leaves = [p["leave_ms"] for p in record["pieces"]]
+    return min(starts) - FALL_EARLY_MS, max(leaves) + FALL_LATE_MS
+
+
+def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score:
+    """Score one trace's events against its truth records (session header included or not)."""
+    s = Score()
+    records = [r for r in truth if r.get("type") != "session"]
+    places = [r for r in records if r["type"] == "place"]
+    falls = [r for r in records if r["type"] == "fall"]
+    shifts = [r for r in records if r["type"] == "shift"]
+    disturbances = [
+        (r["t_ms"] - 200.0, r.get("end_ms", r["t_ms"]) + DISTURBANCE_AFTER_MS)
+        for r in records
+        if r["type"] in ("touch", "knock")
+    ]
+    s.touches = sum(1 for r in records if r["type"] == "touch")
+    s.knocks = sum(1 for r in records if r["type"] == "knock")
+    s.touch_events = sum(1 for e in events if e["type"] == "touch")
+    s.knock_events = sum(1 for e in events if e["type"] == "knock")
+
+    # --- places ---------------------------------------------------------------------------
+    det_places = [e for e in events if e["type"] == "place"]
+    used: set[int] = set()
+    s.places = len(places)
+    s.place_events = len(det_places)
+    for record in places:
+        t = record["t_ms"]
+        candidates = [
+            (i, e)
+            for i, e in enumerate(det_places)
+            if i not in used and t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
+        ]
+        if not candidates:
+            s.misses.append(f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}")
+            continue
+        right = [
+            (i, e)
+            for i, e in candidates
+            if e["zone"] == record["zone"] and grams_ok(e["grams"], record["grams"])
+        ]
+        same_zone = [(i, e) for i, e in candidates if e["zone"] == record["zone"]]
+        i, e = (right or same_zone or candidates)[0]
+        used.add(i)
+        if right:
+            s.place_tp += 1
+            s.latency_place.append(e["decided_ms"] - t)
+            if "item" in e:
+                s.place_items += 1
+                s.place_items_right += e["item"] == record["item"]
+                s.place_ambiguous += bool(e.get("ambiguous"))
+                if e["item"] != record["item"]:
+                    s.misses.append(
+                        f"{label} place item {e['item']} != {record['item']} at {t:.0f} "
+                        f"({e['grams']} vs {record['grams']})"
+                    )
+        else:
+            if e["zone"] != record["zone"]:
+                s.place_zone_wrong += 1
+            else:
+                s.place_grams_wrong += 1
+            s.misses.append(
+                f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
+                f"truth z{record['zone']} {record['grams']} g"
+            )
+    for i, e in enumerate(det_places):
+        if i not in used:
+            s.spurious_place += 1
+            if any(a <= e["decided_ms"] <= b for a, b in disturbances):
+                s.spurious_from_disturbance += 1
+            s.misses.append(f"{label} spurious place at {e['decided_ms']:.0f}: {e}")
+
+    # --- falls (episodes) -----------------------------------------------------------------
+    det_falls = [e for e in events if e["type"] == "fall"]
+    leavings = [e for e in events if e["type"] == "leaving"]
+    s.falls = len(falls)
+    assigned: dict[int, list[dict]] = {}
+    strays = []
+    windows = [_fall_window(r) for r in falls]
+    for e in det_falls:
+        best = None
+        for index, (a, b) in enumerate(windows):
+            if a <= e["decided_ms"] <= b:
+                distance = abs(e["t_ms"] - falls[index]["t_ms"])
+                if best is None or distance < best[0]:
+                    best = (distance, index)
+        if best is None:
+            strays.append(e)
+        else:
+            assigned.setdefault(best[1], []).append(e)
+    s.fall_events = len(assigned) + len(strays)
+    for index, record in enumerate(falls):
+        group = assigned.get(index, [])
+        t = record["t_ms"]
+        first_start = min(p["start_ms"] for p in record["pieces"])
+        a, b = windows[index]
+        notices = [e for e in leavings if a <= e["decided_ms"] <= b]
+        if notices:
+            s.latency_leaving_start.append(notices[0]["decided_ms"] - first_start)
+            s.latency_leaving.append(notices[0]["decided_ms"] - t)
+        else:
+            s.leaving_missed += 1
+        if not group:
+            s.misses.append(f"{label} fall missed at {t:.0f} {record['grams']} g {record['zones']}")
+            continue
+        s.fall_found += 1
+        total = sum(e["grams"] for e in group)
+        if grams_ok(total, record["grams"]):
+            s.fall_tp += 1
+            s.fall_grams_right += 1
+            s.latency_fall.append(min(e["decided_ms"] for e in group) - t)
+            if all("items" in e for e in group):
+                s.fall_items += 1
+                found = Counter(item for e in group for item in e["items"])
+                ok = found == Counter(record["items"])
+                s.fall_items_right += ok
+                s.fall_ambiguous += any(e.get("ambiguous") for e in group)
+                if not ok:
+                    s.misses.append(
+                        f"{label} fall items {sorted(found.elements())} != "
+                        f"{sorted(record['items'])} at {t:.0f} ({total:.2f} g)"
+                    )
+        else:
+            s.misses.append(
+                f"{label} fall grams {total:.2f} != {record['grams']} at {t:.0f} "
+                f"({len(group)} events)"
+            )
+    for e in strays:
+        s.spurious_fall += 1
+        if any(a <= e["decided_ms"] <= b for a, b in disturbances):
+            s.spurious_from_disturbance += 1
+        s.misses.append(f"{label} spurious fall at {e['decided_ms']:.0f}: {e}")
+
+    # --- shifts ---------------------------------------------------------------------------
+    det_shifts = [e for e in events if e["type"] == "shift"]
+    s.shifts = len(shifts)
+    s.shift_events = len(det_shifts)
+    taken: set[int] = set()
+    for record in shifts:
+        for i, e in enumerate(det_shifts):
+            if i in taken or not record["t_ms"] - 300 <= e["decided_ms"] <= record["t_ms"] + 3000:
+                continue
+            if (
+                e["from"] == record["from"]
+                and e["to"] == record["to"]
+                and grams_ok(e["grams"], record["grams"])
+            ):
+                taken.add(i)
+                s.shift_tp += 1
+                break
+        else:
+            s.misses.append(
+                f"{label} shift missed at {record['t_ms']:.0f} "
+                f"{record['from']}->{record['to']} {record['grams']}"
+            )
+    return s
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = q / 100.0 * (len(ordered) - 1)
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)

