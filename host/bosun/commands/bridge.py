@@ -1,0 +1,45 @@
+"""`bosun bridge --serial PORT --table ID [--mqtt URL]`: a ship on USB serial, onto the broker."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from bosun.bus.serial_bridge import SerialBridge, parse_mqtt_url
+from shipsense import protocol
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bridge",
+        help="forward a ship's USB serial line to the MQTT broker and back",
+        description='For venues without usable WiFi: the ship (config.json link "serial") '
+        "writes its MQTT messages as JSON lines on USB; this publishes them under "
+        "bosun/<table>/ and writes the host's commands back. Runs until Ctrl-C; waits for "
+        "the port if the ship is not plugged in yet.",
+    )
+    p.add_argument("--serial", required=True, metavar="PORT", help="e.g. /dev/ttyUSB0")
+    p.add_argument("--table", required=True, metavar="ID", help="the ship's table id")
+    p.add_argument(
+        "--mqtt", default="mqtt://127.0.0.1:1883", metavar="URL", help="broker (mqtt://host:port)"
+    )
+    p.add_argument("--baud", type=int, default=115200, help="serial speed (default 115200)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        protocol.check_table_id(args.table)
+        parse_mqtt_url(args.mqtt)
+    except (protocol.ProtocolError, ValueError) as error:
+        print(f"bosun bridge: {error}", file=sys.stderr)
+        return 2
+    if args.baud <= 0:
+        print(f"bosun bridge: --baud must be positive, not {args.baud}", file=sys.stderr)
+        return 2
+    bridge = SerialBridge(
+        args.serial, args.table, args.mqtt, args.baud, log=lambda line: print(line, flush=True)
+    )
+    signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
+    return bridge.run()
