@@ -47,6 +47,8 @@ class Score:
     fall_grams_right: int = 0
     fall_items: int = 0
     fall_items_right: int = 0
+    fall_pieces: int = 0  # truth pieces of scored fall episodes
+    fall_pieces_right: int = 0  # of those, named (as a multiset) by the detector
     fall_ambiguous: int = 0
     shifts: int = 0
     shift_events: int = 0
@@ -207,7 +209,10 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             if all("items" in e for e in group):
                 s.fall_items += 1
                 found = Counter(item for e in group for item in e["items"])
-                ok = found == Counter(record["items"])
+                truth_items = Counter(record["items"])
+                ok = found == truth_items
+                s.fall_pieces += sum(truth_items.values())
+                s.fall_pieces_right += sum((found & truth_items).values())
                 s.fall_items_right += ok
                 s.fall_ambiguous += any(e.get("ambiguous") for e in group)
                 if not ok:

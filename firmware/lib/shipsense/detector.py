@@ -76,8 +76,8 @@ LEAVE_RINGING_MS = 90  # ... or this long while a released piece may still ring
 RINGING_MS = 600
 PLACE_MIN_G = 0.9  # smallest rise that is a `place`
 RELEASE_MIN_G = 0.6  # the hand let go: the level fell this far below its peak, and ...
-RELEASE_SIGMAS = 4.0  # ... this many noise sigmas, and ...
-RELEASE_FRACTION = 0.15  # ... this fraction of the peak (a pressing hand trembles ~4%)
+RELEASE_SIGMAS = 6.0  # ... this many noise sigmas, and ...
+RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand trembles ~4%)
 SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
@@ -86,11 +86,14 @@ PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
 PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
-COMMIT_MIN_MS = 60  # a plateau this long after the release can be weighed if a fall follows
+PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
+PLATEAU_MERGE_G = 0.4
+COMMIT_MIN_MS = 100  # a plateau this long after the release can be weighed if a fall follows
 QUIET_MS = 150  # the episode is over after this long back at the old level
 ONE_ZONE_FRACTION = 0.5  # a placed piece shows at least this share of its weight on its zone
 TOUCH_MIN_G = 1.5  # smaller transients are not worth a `touch`
 SHIFT_MIN_G = 0.9
+ZONE_FLOOR_ITEM = 0.6  # with items, a zone losing this share of the lightest piece counts
 SHIFT_SETTLE_MS = 200
 SWAY_LAG_MS = 150  # zone changes over this lag teach the sway model
 SWAY_EVERY_MS = 40
@@ -146,12 +149,14 @@ class Detector:
         self.noise_alpha = 1.0 / ns(NOISE_MS)
         self.leave_n = ns(LEAVE_MS)
         self.leave_ringing_n = ns(LEAVE_RINGING_MS)
+        self.low_n = max(2, self.leave_ringing_n)
         self.ringing_n = ns(RINGING_MS)
         self.place_min_n = max(3, ns(PLACE_MIN_WINDOW_MS))
         self.place_max_n = max(self.place_min_n, ns(PLACE_MAX_WINDOW_MS))
         self.plain_n = ns(PLAIN_MS)
-        self.plain_drop_n = ns(PLAIN_DROP_MS)
+        self.plain_drop_n = max(5, ns(PLAIN_DROP_MS))
         self.commit_min_n = max(2, ns(COMMIT_MIN_MS))
+        self.merge_gap_n = ns(PLATEAU_MERGE_MS)
         self.quiet_n = ns(QUIET_MS)
         self.shift_settle_n = max(3, ns(SHIFT_SETTLE_MS))
         self.sway_lag_n = ns(SWAY_LAG_MS)
@@ -381,6 +386,8 @@ class Detector:
         self.leave_run = 0
         self.returned = None  # a leaving whose weight came back: dict (shift or stay)
         self.committed = False  # something was decided in this episode
+        self.dropping_k = None  # a drop on the loaded zone: the hand letting go or a tip
+        self.low_run = 0
         self._area_n = 0
         for i in range(self.n_zones):
             self._area[i] = 0.0
@@ -454,7 +461,11 @@ class Detector:
             band = SETTLE_BAND_MIN_G
         if hi - lo <= band:
             self.stable_run += 1
-            self._update_plateau(k)
+            if self.dropping_k is not None:
+                self.released_k = self.dropping_k  # it settled above the old level: a release
+                self.dropping_k = None
+                self.low_run = 0
+            self._update_plateau(k, band)
         else:
             self.stable_run = 0
 
@@ -489,14 +500,27 @@ class Detector:
         if k - self.onset_k > self.max_episode_n:
             self._end_episode(events, k)
 
-    def _update_plateau(self, k):
-        """The still stretch now: its mean level over the latest samples and its length."""
+    def _update_plateau(self, k, band):
+        """The still stretch now: its mean level over the latest samples and its length.
+
+        A stretch that resumes at the same level after a brief wobble (a gust of sway, a
+        twitch of noise) continues the one before.
+        """
         n = self.stable_run + self.stable_w - 1
         start = k - n + 1
         plateau = self.plateau
         if plateau is None or self.stable_run == 1:
             after_release = self.released_k is not None and self.released_k < start
-            self.plateau = plateau = [0.0, start, n, after_release]
+            level = self._mean_total(k, n) - self.base
+            tolerance = band if band > PLATEAU_MERGE_G else PLATEAU_MERGE_G
+            if (
+                plateau is None
+                or plateau[3] != after_release
+                or start - (plateau[1] + plateau[2] - 1) > self.merge_gap_n
+                or abs(level - plateau[0]) > tolerance
+            ):
+                self.plateau = plateau = [0.0, start, n, after_release]
+        n = k - plateau[1] + 1
         plateau[2] = n
         w = n if n < self.place_max_n else self.place_max_n
         plateau[0] = self._mean_total(k, w) - self.base
@@ -593,6 +617,8 @@ class Detector:
 
     def _after_commit(self, k):
         self.committed = True
+        self.dropping_k = None
+        self.low_run = 0
         self.peak = 0.0
         self.trough = 0.0
         self.released_k = None
@@ -616,16 +642,20 @@ class Detector:
         level_ref = 0.0
         if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
             ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
-            if ready and d > plateau[0] + leave_level:
+            if ready and d > plateau[0] + leave_level and self.dropping_k is None:
                 self._decide_place(events, k)  # more is coming onto the ship
                 return False
             if ready and d < plateau[0] - leave_level:
-                if plateau[3] or d < 0.5 * PLACE_MIN_G or not self._hand_let_go(k, plateau):
-                    level_ref = plateau[0]
-                else:
-                    self.plateau = None  # that stretch was the hand pressing: it is gone
-                    if self.released_k is None:
-                        self.released_k = k
+                self.low_run = self.low_run + 1 if d < 0.5 * PLACE_MIN_G else 0
+                if self.low_run >= self.low_n:
+                    level_ref = plateau[0]  # back to the old level: the piece itself left
+                elif self.dropping_k is None:
+                    if self._hand_let_go(k, plateau):
+                        # on the zone being loaded: the hand letting go (what stays is the
+                        # piece) or the piece tipping off: the level it settles at will tell
+                        self.dropping_k = k
+                    else:
+                        level_ref = plateau[0]  # something else is leaving the ship
         if d < level_ref - leave_level:
             self.leave_run += 1
         else:
@@ -682,9 +712,13 @@ class Detector:
     def _losing_zones(self, change, total_loss):
         """The zones (0-based) that lost the weight, sway taken out; at least one."""
         floor = 0.25 * total_loss
+        if self.items:
+            lightest = min(self.items[name] for name in self.items)
+            if floor > ZONE_FLOOR_ITEM * lightest:
+                floor = ZONE_FLOOR_ITEM * lightest  # the lightest piece must not go unseen
         if floor < 0.7:
             floor = 0.7
-        zones = self.sway.changed_zones([-v for v in change], floor)
+        zones = self.sway.changed_zones([-v for v in change], floor, 4)
         if not zones:
             losses = self._losses(change)
             worst = 0
@@ -771,8 +805,9 @@ class Detector:
         }
         if self.items:
             zone_losses = {}
-            for z in zones:
-                zone_losses[z + 1] = losses[z]
+            amplitudes = self.sway.zone_amplitudes([-v for v in change], zones)
+            for j in range(len(zones)):
+                zone_losses[zones[j] + 1] = amplitudes[j]
             pieces, ambiguous, alternatives = name_fall(
                 drop, self.items, self.cargo.counts_by_item(), zone_losses, self.cargo
             )

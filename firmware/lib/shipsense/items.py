@@ -21,6 +21,11 @@ AMBIGUITY_MARGIN = 1.0
 NO_MATCH_ERRORS = 4.0
 # At most this many pieces in one fall: more would be a shipwreck, not an event.
 MAX_PIECES_IN_A_FALL = 5
+# The error of one zone's lost grams once sway is taken out (crosstalk leaks a few percent of
+# it into the neighbours), and how many answers per zone are combined.
+ZONE_ERROR_G = 0.6
+ZONE_ERROR_FRACTION = 0.15
+ZONE_OPTIONS = 4
 
 
 def check_items(obj):
@@ -162,14 +167,20 @@ def _multisets(names, limits, max_size):
 def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
     """(pieces, ambiguous, alternatives) for `grams` that left the ship.
 
-    Chooses among `aboard_counts` ({item: pieces aboard}) when given and something fits,
-    else among any pieces. `zone_losses` ({zone: grams lost}) with `cargo` breaks ties in
-    favour of pieces that were on the zones that lost weight. `pieces` is a sorted list of
-    item names; `alternatives` a list of such lists.
+    With `cargo` (what is aboard, zone by zone) and `zone_losses` ({zone: grams lost}),
+    each losing zone's loss is matched by pieces that were on that zone, and the sum by the
+    total: pieces of equal total weight are told apart by where they were. Otherwise, or if
+    nothing aboard fits, the pieces are chosen among `aboard_counts` ({item: pieces
+    aboard}) and then among any pieces. `pieces` is a sorted list of item names;
+    `alternatives` a list of such lists.
     """
-    names = _sorted_names(items)
     candidates = []
-    if aboard_counts:
+    if zone_losses and cargo is not None:
+        candidates = _by_zone(grams, items, zone_losses, cargo)
+        if candidates and candidates[0][0] > NO_MATCH_ERRORS:
+            candidates = []
+    names = _sorted_names(items)
+    if not candidates and aboard_counts:
         limits = [aboard_counts.get(name, 0) for name in names]
         candidates = _score_sets(grams, items, names, limits, zone_losses, cargo)
         if candidates and candidates[0][0] > NO_MATCH_ERRORS:
@@ -184,6 +195,63 @@ def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
             alternatives.append(pieces)
     ambiguous = bool(alternatives) or best_error > NO_MATCH_ERRORS
     return best, ambiguous, alternatives
+
+
+def zone_error_g(grams):
+    """The expected error (one sigma) of the grams lost by one zone, seen through sway."""
+    proportional = ZONE_ERROR_FRACTION * grams
+    return sqrt(ZONE_ERROR_G * ZONE_ERROR_G + proportional * proportional)
+
+
+def _subsets(pieces, most):
+    """Distinct sub-multisets (sorted lists, the empty one too) of a zone's pieces."""
+    counts = {}
+    for item in pieces:
+        counts[item] = counts.get(item, 0) + 1
+    names = _sorted_names(counts)
+    out = [[]]
+    for chosen in _multisets(names, [counts[n] for n in names], most):
+        subset = []
+        for k in range(len(names)):
+            subset.extend([names[k]] * chosen[k])
+        out.append(subset)
+    return out
+
+
+def _by_zone(grams, items, zone_losses, cargo):
+    """Candidate sets built zone by zone from the cargo, scored on each zone and the total."""
+    per_zone = []
+    for zone in sorted(zone_losses):
+        loss = zone_losses[zone]
+        error = zone_error_g(loss if loss > 0 else 0.0)
+        options = []
+        for subset in _subsets(cargo.zones[zone], MAX_PIECES_IN_A_FALL):
+            weight = 0.0
+            for item in subset:
+                weight += items[item]
+            miss = (loss - weight) / error
+            options.append((miss * miss, subset))
+        options.sort()
+        per_zone.append(options[:ZONE_OPTIONS])
+    scored = {}
+    combos = [(0.0, [])]
+    for options in per_zone:
+        combos = [(a + b, pieces + subset) for a, pieces in combos for b, subset in options]
+    for zone_score, pieces in combos:
+        if not pieces or len(pieces) > MAX_PIECES_IN_A_FALL:
+            continue
+        total = 0.0
+        for item in pieces:
+            total += items[item]
+        miss = (grams - total) / weighing_error_g(total)
+        error = sqrt(miss * miss + zone_score) + 0.25 * (len(pieces) - 1)
+        pieces = sorted(pieces)
+        key = ",".join(pieces)
+        if key not in scored or error < scored[key][0]:
+            scored[key] = (error, pieces)
+    out = [scored[key] for key in scored]
+    out.sort()
+    return out
 
 
 def _score_sets(grams, items, names, limits, zone_losses, cargo):

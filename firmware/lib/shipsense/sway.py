@@ -160,3 +160,35 @@ class SwayModel:
             for i in range(n):
                 rest[i] -= amplitude * column[i]
         return zones
+
+    def zone_amplitudes(self, v, zones):
+        """Least-squares grams on each of `zones` (0-based) explaining `v`, sway removed."""
+        m = len(zones)
+        if not m:
+            return []
+        rest = self.project_out(v)
+        columns = []
+        for z in zones:
+            unit = [0.0] * self.n
+            unit[z] = 1.0
+            columns.append(self.project_out(unit))
+        # normal equations: (columns . columns) a = columns . rest, solved by elimination
+        a = [[0.0] * (m + 1) for _ in range(m)]
+        for r in range(m):
+            for c in range(m):
+                a[r][c] = columns[r][zones[c]]
+            a[r][m] = rest[zones[r]]
+        for col in range(m):
+            pivot = col
+            for r in range(col + 1, m):
+                if abs(a[r][col]) > abs(a[pivot][col]):
+                    pivot = r
+            a[col], a[pivot] = a[pivot], a[col]
+            if abs(a[col][col]) < 1e-9:
+                return [rest[z] for z in zones]
+            for r in range(m):
+                if r != col:
+                    f = a[r][col] / a[col][col]
+                    for c in range(col, m + 1):
+                        a[r][c] -= f * a[col][c]
+        return [a[r][m] / a[r][r] for r in range(m)]
