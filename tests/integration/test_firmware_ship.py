@@ -182,6 +182,61 @@ def test_the_broker_going_away_mid_game_loses_no_event_and_the_host_accepts_none
     assert status["link"]["connects"] >= 2 and status["outbox"]["lost"] == 0
 
 
+def test_a_resend_request_repeats_held_events_and_names_the_rest(mosquitto, host):
+    source = ShipSource(make_ship(18))
+    with VirtualBoard(TABLE, mosquitto.url, source):
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        source_wait(source, WARM_MS)
+        source.inject(lambda s: s.place(2, "plank"))
+        host.wait_for(lambda: host.events("place"))
+        boot = host.status()["boot"]
+        dedup = EventDeduplicator()
+        assert all(dedup.accept(e["boot"], e["seq"], 0.0) for e in host.events())
+        last = max(e["seq"] for e in host.events())
+        result = host.command("resend", boot=boot, **{"from": 1, "to": last + 5})
+        assert (result["ok"], result["resent"], result["missing"]) == (
+            True,
+            last,
+            [[last + 1, last + 5]],
+        )
+        host.wait_for(lambda: len(host.events()) >= 2 * last)
+        assert not any(dedup.accept(e["boot"], e["seq"], 1.0) for e in host.events())
+        other = host.command("resend", boot="0ldb00t", **{"from": 1, "to": 3})
+        assert other["ok"] and other["missing"] == [[1, 3]] and "not this boot" in other["note"]
+        dedup.handle_result(other)  # the host stops asking for a boot that is gone
+
+
+def test_without_wifi_the_ship_shows_no_host_keeps_its_events_and_delivers_them_later(
+    mosquitto, host
+):
+    source = ShipSource(make_ship(19))
+    with VirtualBoard(TABLE, mosquitto.url, source) as board:
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        source_wait(source, WARM_MS)
+        board.set_wifi(False)
+        # The ship dropped its connection without a goodbye: the broker sends its will.
+        host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False})
+        amber = board.wait_for(lambda: no_host_frame(board.last_led_frame()))
+        assert amber
+        placed = source.inject(lambda s: s.place(5, "bottle"))
+        source_wait(source, placed.done_ms + 1000)
+        assert not host.events()
+        board.set_wifi(True)
+        (place,) = host.wait_for(lambda: host.events("place"), 15)
+        assert (place["zone"], place["item"]) == (5, "bottle")
+        assert host.status()["online"] is True
+
+
+def no_host_frame(frame) -> bool:
+    """Every fourth LED amber, the rest dark: the ship's own "no host" pattern."""
+    if not frame:
+        return False
+    lit = [i for i, rgb in enumerate(frame) if rgb != (0, 0, 0)]
+    return lit == list(range(0, len(frame), 4)) and all(
+        frame[i][0] > frame[i][1] > 0 == frame[i][2] for i in lit
+    )
+
+
 def source_wait(source: ShipSource, t_ms: float, timeout_s: float = 15.0) -> None:
     """Wait until the virtual ship's clock (what the board has been fed) passes `t_ms`."""
     deadline = time.monotonic() + timeout_s
@@ -293,6 +348,34 @@ def test_a_corrupt_calibration_gives_safe_defaults_and_a_clear_status(mosquitto,
         (place,) = host.wait_for(lambda: host.events("place"))
         assert place["zone"] == 2
         assert place["grams"] == pytest.approx(ship.find(2).grams, rel=0.08)
+
+
+def test_a_hung_firmware_is_reset_by_the_watchdog(mosquitto, host):
+    config = {"watchdog_ms": 2000}
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(20)), config=config) as board:
+        first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
+        board.freeze()
+        board.wait_for(lambda: board.boots == 2, timeout_s=10)
+        assert board.resets == ["watchdog: the firmware stopped feeding it"]
+        again = host.wait_for(
+            lambda: [
+                s for s in host.of(protocol.STATUS) if s.get("boot") not in (None, first["boot"])
+            ]
+        )[0]
+        assert again["reset_cause"] == "watchdog"
+
+
+def test_a_trace_can_be_switched_on_and_off(mosquitto, host):
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(22))):
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        assert not host.of(protocol.TRACE)
+        assert host.command("trace", on=True)["ok"]
+        batch = host.wait_for(lambda: host.of(protocol.TRACE))[0]
+        assert protocol.check_trace(batch)["columns"] == list(protocol.TRACE_COLUMNS)
+        assert len(batch["rows"]) == 20
+        times = [row[0] for row in batch["rows"]]
+        assert times == sorted(times) and all(row[12] in (0, 1) for row in batch["rows"])
+        assert host.command("trace", on=False)["ok"]
 
 
 def test_a_restart_command_reboots_with_a_new_boot_id(mosquitto, host):

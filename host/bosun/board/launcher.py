@@ -31,6 +31,7 @@ import contextlib
 import json
 import os
 import pty
+import signal
 import socket
 import struct
 import subprocess
@@ -497,6 +498,11 @@ class VirtualBoard:
             raise ValueError(f"no zone {zone!r}")
         self._amp_modes[channel] = mode
         self._control({"amp": [channel, mode]})
+
+    def freeze(self) -> None:
+        """Hang the firmware (its process stops running): only the watchdog can save it now."""
+        if self._process is not None and self._process.poll() is None:
+            os.kill(self._process.pid, signal.SIGSTOP)
 
     def set_wifi(self, up: bool) -> None:
         """Take the WiFi network away (or bring it back)."""

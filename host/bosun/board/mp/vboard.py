@@ -286,7 +286,6 @@ class Board:
         if self.wifi_ssid is not None and self.wifi_wanted != self.wifi_ssid:
             return False, 201  # STAT_NO_AP_FOUND
         if not self.wifi_available:
-            self.wifi_joined_ms = None
             return False, 200  # STAT_BEACON_TIMEOUT: the network went away
         if self.wifi_joined_ms is None:
             return False, 1000
@@ -399,7 +398,11 @@ class Board:
             channel, mode = msg["amp"]
             self.set_mode(channel, mode)
         if "wifi" in msg:
-            self.wifi_available = bool(msg["wifi"])
+            available = bool(msg["wifi"])
+            if available and not self.wifi_available and self.wifi_wanted is not None:
+                # Like the ESP32's WiFi driver: it rejoins by itself when the network is back.
+                self.wifi_joined_ms = time.ticks_ms()
+            self.wifi_available = available
 
     def _send(self, data):
         if self.sock is None:
