@@ -105,6 +105,7 @@ SWAY_MEMORY_S = 30
 LANDING_MS = (0, 0, 0, 0, 183, 183, 223, 223, 258, 258)
 LANDING_SEEN_MS = 20
 FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
+PAUSE_MS = 60  # a drop that stood still this long and goes on is the next piece leaving
 PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
 PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still going
 FAULT_LIMIT_G = 5000.0  # a zone beyond this is a broken channel
@@ -164,6 +165,7 @@ class Detector:
         self.sway_refresh_n = ns(SWAY_REFRESH_MS)
         self.progress_n = ns(PROGRESS_MS)
         self.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
+        self.pause_n = max(2, ns(PAUSE_MS))
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
         for zone in range(n_zones):
@@ -194,6 +196,7 @@ class Detector:
         self.active = False
         self._trigger_run = 0
         self._last_fall_k = -(10**9)
+        self.leave_level = LEAVE_MIN_G
         self._reset_episode(0)
         self.table_sense = None
         if table != "none":
@@ -472,6 +475,7 @@ class Detector:
         leave_level = LEAVE_SIGMAS * sigma_fast
         if leave_level < LEAVE_MIN_G:
             leave_level = LEAVE_MIN_G
+        self.leave_level = leave_level
 
         if self.leave is not None:
             self._follow_leaving(events, k, d, sigma_fast)
@@ -728,8 +732,9 @@ class Detector:
             zones = [worst]
         return zones
 
-    def _notice_leaving(self, events, k, d, leave_level):
-        onset = self._find_onset(k, leave_level * 0.3)
+    def _notice_leaving(self, events, k, d, leave_level, onset=None):
+        if onset is None:
+            onset = self._find_onset(k, leave_level * 0.3)
         change = self._zone_change(k, self.fast_n)
         zones = self._losing_zones(change, -d)
         wait = 0
@@ -746,6 +751,7 @@ class Detector:
             "deadline_k": k + wait,
             "air_sum": 0.0,
             "air_n": 0,
+            "split": None,  # (end_k, window, deadline_k, next_k) when a second piece follows
         }
         events.append(
             {
@@ -769,12 +775,36 @@ class Detector:
         step = 3.0 * sigma_fast
         if step < PROGRESS_FRACTION * -d:
             step = PROGRESS_FRACTION * -d
+        split = leave["split"]
         if falling > step:
-            # still going: the piece has not left yet, the clock starts when it has
-            leave["deepest_k"] = k
-            deadline = k + leave["wait_n"]
-            if deadline > leave["deadline_k"]:
-                leave["deadline_k"] = deadline
+            pause = k - self.progress_n - leave["deepest_k"]
+            if pause >= self.pause_n and split is None:
+                # the drop had stopped and starts again: perhaps a second piece follows the
+                # first; if so, the first is judged on its own clock by what was missing
+                w = pause if pause < self.place_max_n else self.place_max_n
+                end_k = leave["deepest_k"] + pause
+                level = self._mean_total(end_k, w) - self.base
+                split = leave["split"] = [end_k, w, leave["deadline_k"], k, level, False]
+            if split is None or split[5]:
+                # still going: the piece has not left yet, the clock starts when it has
+                leave["deepest_k"] = k
+                deadline = k + leave["wait_n"]
+                if deadline > leave["deadline_k"]:
+                    leave["deadline_k"] = deadline
+        if split is not None and not split[5]:
+            if d < split[4] - self.leave_level:
+                split[5] = True  # another piece's weight is going: it is a second piece
+                leave["deepest_k"] = k
+                deadline = k + leave["wait_n"]
+                if deadline > leave["deadline_k"]:
+                    leave["deadline_k"] = deadline
+            elif k - split[3] > self.pause_n + self.progress_n:
+                split = leave["split"] = None  # a wobble (a landing ringing), not a piece
+        if split is not None and split[5] and k >= split[2]:
+            end_k, w, _, second_k, _, _ = split
+            self._decide_fall(events, k, self.base - self._mean_total(end_k, w), w, end_k)
+            self._notice_leaving(events, k, self._fast[k % h] - self.base, 0.0, second_k)
+            return
         if k < leave["deadline_k"] or k - leave["deepest_k"] < self.fall_weigh_n:
             return
         w = k - leave["deepest_k"]
@@ -785,11 +815,11 @@ class Detector:
         if -d < 0.5 * -leave["deepest"] or -d < PLACE_MIN_G:
             self._weight_returned(events, k)
             return
-        self._decide_fall(events, k, drop, w)
+        self._decide_fall(events, k, drop, w, k)
 
-    def _decide_fall(self, events, k, drop, w):
+    def _decide_fall(self, events, k, drop, w, end_k):
         leave = self.leave
-        change = self._zone_change(k, w)
+        change = self._zone_change(end_k, w)
         losses = self._losses(change)
         zones = self._losing_zones(change, drop)
         for z in leave["zones"]:
