@@ -33,6 +33,7 @@ FW_VERSION = "0.1.0"
 READY_TIMEOUT_PERIODS = 2
 LED_FRAME_MS = 40
 SLEEP_IF_AHEAD_US = 2500
+IMPACT_RECENT_MS = 1000
 RESET_CAUSES = {
     getattr(machine, "PWRON_RESET", -1): "power on",
     getattr(machine, "HARD_RESET", -2): "hard reset",
@@ -352,6 +353,8 @@ class Ship:
         if self.detector is not None:
             try:
                 for event in self.detector.feed(t_ms, cells.zones_g, cells.table_g, impact):
+                    if event["type"] == "land" and self.piezo is not None and self.piezo.hits:
+                        self._add_impact_time(event, now_ms)
                     self.emit(event)
             except Exception as error:
                 self.detector_errors += 1
@@ -379,6 +382,12 @@ class Ship:
         self.stats.add(ticks_diff(ticks_us(), t_ready), idle_us, period_us)
         if self.watchdog is not None:
             self.watchdog.feed()
+
+    def _add_impact_time(self, event, now_ms):
+        # The piezo IRQ timestamped the hit to the millisecond, finer than a sample period.
+        ago_ms = time.ticks_diff(now_ms, self.piezo.last_ms)
+        if 0 <= ago_ms <= IMPACT_RECENT_MS:
+            event["impact_ms"] = self.t_ms - ago_ms
 
     def _background(self):
         """Network, LEDs, periodic messages; True if anything was done."""

@@ -133,6 +133,8 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
     (true_fall,) = [r for r in truth if r["type"] == "fall"]
     assert fall["zones"] == true_fall["zones"] and fall["items"] == ["crate"]
     assert grams_close(fall["grams"], true_fall["grams"])
+    (land,) = host.events("land")  # the crate hit the mat: the piezo IRQ timed it to the ms
+    assert fall["t_ms"] < land["impact_ms"] <= land["decided_ms"]
     events = host.events()
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert {e["boot"] for e in events} == {boot}
@@ -348,6 +350,36 @@ def test_a_corrupt_calibration_gives_safe_defaults_and_a_clear_status(mosquitto,
         (place,) = host.wait_for(lambda: host.events("place"))
         assert place["zone"] == 2
         assert place["grams"] == pytest.approx(ship.find(2).grams, rel=0.08)
+
+
+def test_keepalive_pings_hold_an_idle_link_and_a_hung_ship_gets_its_last_will(mosquitto, host):
+    # No weights, no status refresh: only keepalive pings travel (keepalive 5 s, the
+    # broker gives up after 7.5 s without a packet).
+    quiet = {"weights_interval_ms": 60000, "status_interval_s": 3600, "watchdog_ms": 60000}
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(23)), config=quiet) as board:
+        host.wait_for(lambda: host.of(protocol.STATUS))
+        time.sleep(9)  # idle on purpose: longer than the broker's 7.5 s keepalive limit
+        assert host.of(protocol.STATUS)[-1]["online"] is True
+        assert host.command("status")["ok"]
+        assert host.status()["link"]["connects"] == 1 and host.status()["link"]["drops"] == 0
+        # Now the firmware hangs with its socket open: no pings, so the broker's will fires.
+        board.freeze()
+        host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False}, timeout_s=12)
+
+
+def test_config_problems_are_on_the_console_and_in_the_status(mosquitto, host):
+    bad = {"weights_interval_ms": 5, "drop_sensor": "laser", "colour": "blue"}
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(24)), config=bad) as board:
+        status = host.wait_for(lambda: host.of(protocol.STATUS))[0]
+        problems = [p for p in status["problems"] if p.startswith("config: ")]
+        assert len(problems) == 3
+        assert any(
+            "weights_interval_ms must be ms 100-60000, not 5; using 1000" in p for p in problems
+        )
+        assert any("drop_sensor must be mat/piezo/both/none, not 'laser'" in p for p in problems)
+        assert any("unknown key 'colour' ignored" in p for p in problems)
+        board.wait_console("config: config.json: drop_sensor must be")
+        assert status["config"]["drop_sensor"] == "both"
 
 
 def test_a_hung_firmware_is_reset_by_the_watchdog(mosquitto, host):
