@@ -462,20 +462,26 @@ class Detector:
         band = SETTLE_SIGMAS * sigma_fast
         if band < SETTLE_BAND_MIN_G:
             band = SETTLE_BAND_MIN_G
+        leave_level = LEAVE_SIGMAS * sigma_fast
+        if leave_level < LEAVE_MIN_G:
+            leave_level = LEAVE_MIN_G
+        self.leave_level = leave_level
         if hi - lo <= band:
             self.stable_run += 1
             if self.dropping_k is not None:
+                if d < 0.5 * PLACE_MIN_G and self.plateau is not None:
+                    # it settled back at the old level: the piece itself tipped off
+                    level = self.plateau[0]
+                    onset = self.dropping_k
+                    self._decide_place(events, k)
+                    self._notice_leaving(events, k, d - level, leave_level, onset)
+                    return
                 self.released_k = self.dropping_k  # it settled above the old level: a release
                 self.dropping_k = None
                 self.low_run = 0
             self._update_plateau(k, band)
         else:
             self.stable_run = 0
-
-        leave_level = LEAVE_SIGMAS * sigma_fast
-        if leave_level < LEAVE_MIN_G:
-            leave_level = LEAVE_MIN_G
-        self.leave_level = leave_level
 
         if self.leave is not None:
             self._follow_leaving(events, k, d, sigma_fast)
@@ -654,7 +660,9 @@ class Detector:
                 if self.low_run >= self.low_n:
                     level_ref = plateau[0]  # back to the old level: the piece itself left
                 elif self.dropping_k is None:
-                    if self._hand_let_go(k, plateau):
+                    end = plateau[1] + plateau[2] - 1
+                    one_zone = self._load_on_one_zone(end, plateau[0], plateau[2])
+                    if not one_zone or self._hand_let_go(k, plateau):
                         # on the zone being loaded: the hand letting go (what stays is the
                         # piece) or the piece tipping off: the level it settles at will tell
                         self.dropping_k = k
