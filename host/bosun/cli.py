@@ -7,7 +7,17 @@ import importlib
 import sys
 
 # Each module defines `register(subparsers)`; the parser it adds sets `run(args) -> int`.
-COMMANDS = ("replay", "play", "simulate", "detect", "export", "run", "simulate_trace", "bridge")
+COMMANDS = (
+    "replay",
+    "play",
+    "simulate",
+    "detect",
+    "export",
+    "run",
+    "simulate_trace",
+    "demo",
+    "bridge",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import uvicorn
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto, free_port
-from bosun.bus.mqtt import MqttBus, ShipMessage
+from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
 from bosun.store import Store
@@ -73,13 +73,21 @@ class Service:
             self.add_table(config)
         await self._start_http()
 
-    def add_table(self, config: TableConfig) -> TableRuntime:
+    def add_table(self, config: TableConfig, fresh: bool = False) -> TableRuntime:
+        """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
         runtime = TableRuntime(config, self._store, self._bus, self.clock)
         self.tables[config.id] = runtime
-        runtime.resume_or_start()
+        if fresh:
+            runtime.start_fresh()
+        else:
+            runtime.resume_or_start()
         return runtime
+
+    @property
+    def broker_address(self) -> tuple[str, int]:
+        return parse_broker_url(self.mqtt_url)
 
     async def _start_broker(self) -> None:
         if self.mqtt_url:

@@ -30,9 +30,10 @@ from bosun.tables import TableConfig
 from shipsense.items import name_fall, name_place
 
 # Pieces from the top yard reach the table ~250 ms after leaving; the detector confirms a fall
-# ~300 ms after it left. Waiting this long after the last fall catches late landings, bounces
-# and pieces that follow one another off the ship, so one tumble is one fall action (RR11).
-FALL_EPISODE_MS = 900
+# ~350 ms after it left, and weighs what landed once the mat has settled, up to ~1.2 s after
+# the fall. Waiting this long after the last fall catches late landings, bounces and pieces
+# that follow one another off the ship, so one tumble is one fall action (RR11).
+FALL_EPISODE_MS = 1600
 # A `leaving` is always followed by a fall or a shift; if neither came, stop holding the turn.
 LEAVING_HOLD_MS = 2500
 # Below this the mat felt nothing worth naming (its noise is a few tenths of a gram).

@@ -83,7 +83,11 @@ class TableRuntime:
         self.listeners: set[Callable[[TableRuntime], None]] = set()
         self.seen_events: dict[str, set[int]] = {}
         self.action_ids: list[int] = []  # store ids of the game's effective actions, in order
+        # Virtual tables start their next game by themselves (None: people start it).
+        self.next_game_after_s: float | None = None
+        self.games_left: int | None = None  # how many more games may start by themselves
         self._timer = None
+        self._next_game_timer = None
 
     # -- games -----------------------------------------------------------------------------
 
@@ -93,6 +97,14 @@ class TableRuntime:
         if unfinished:
             self._rebuild(unfinished[-1])
             return self.game_id
+        return self.start_game()
+
+    def start_fresh(self) -> str:
+        """Abandon whatever this table left unfinished and start a new game (virtual ships)."""
+        now = self.clock.now_ms()
+        for game in self.store.unfinished_games():
+            if game.table_id == self.config.id:
+                self.store.finish_game(game.game_id, [], at_ms=now)
         return self.start_game()
 
     def start_game(
@@ -271,6 +283,7 @@ class TableRuntime:
         if any(e.kind in (fx.ACTION, fx.UNDO) for e in effects):
             if self.referee.is_over:
                 self.store.finish_game(self.game_id, self.referee.view["winners"], at_ms=now)
+                self._schedule_next_game(now)
             self._publish_state(effects)
         else:
             self._notify()
@@ -311,10 +324,24 @@ class TableRuntime:
         if deadline is not None:
             self._timer = self.clock.call_at_ms(deadline, self._on_timer)
 
+    def _schedule_next_game(self, now_ms: int) -> None:
+        if self.next_game_after_s is None or self.games_left == 0:
+            return
+        if self.games_left is not None:
+            self.games_left -= 1
+        deadline = now_ms + int(self.next_game_after_s * 1000)
+        self._next_game_timer = self.clock.call_at_ms(deadline, self._start_next_game)
+
+    def _start_next_game(self) -> None:
+        self._next_game_timer = None
+        if self.referee is not None and self.referee.is_over:
+            self.start_game()
+
     def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        for timer in (self._timer, self._next_game_timer):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._next_game_timer = None
 
     # -- what people see ---------------------------------------------------------------------
 

@@ -1,0 +1,105 @@
+"""`bosun demo --games N --tables T`: bots play whole games on virtual tables through the
+broker and the full service; a JSON summary is the last line of stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bosun.commands.simulate import _count
+from bosun.service import Service, ServiceOptions
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"speed {value} is not between 0.1 and 20")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="bots play games on virtual tables through the whole service",
+        description="Start the service with T virtual ships and bot players; play N games on "
+        "each; print a JSON summary (with every referee decision that differed from the "
+        "simulator's truth) as the last line; exit 0 when every game ended.",
+    )
+    p.add_argument("--games", type=_count(1, 1000), default=1, help="games a table (default 1)")
+    p.add_argument("--tables", type=_count(1, 50), default=1, help="virtual tables (default 1)")
+    p.add_argument("--seed", type=_count(0, 2**31), default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--speed", type=_speed, default=4.0, help="times real time (default 4; 1 to watch)"
+    )
+    p.add_argument("--db", help="store URL (default: a throwaway SQLite file)")
+    p.add_argument("--mqtt", help="use this broker instead of a private one")
+    p.add_argument(
+        "--timeout", type=_count(10, 86400), default=3600, help="give up after this many seconds"
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    with tempfile.TemporaryDirectory(prefix="bosun-demo-") as scratch:
+        db_url = args.db or f"sqlite:///{Path(scratch) / 'demo.db'}"
+        options = ServiceOptions(
+            tables=[], db_url=db_url, mqtt_url=args.mqtt, http_port=0, time_scale=args.speed
+        )
+        return asyncio.run(play(args, options))
+
+
+async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
+    from bosun.demo.runner import add_virtual_tables
+
+    console = Console(stderr=True)
+    service = Service(options)
+    await service.start()
+    tables = []
+    try:
+        tables = await add_virtual_tables(service, args.tables, seed=args.seed, games=args.games)
+        total = args.games * args.tables
+        progress = Progress(
+            TextColumn("games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + args.timeout
+        with progress:
+            task = progress.add_task("games", total=total)
+            while (done := sum(min(len(t.finished), args.games) for t in tables)) < total:
+                progress.update(task, completed=done)
+                if loop.time() > deadline:
+                    break
+                await asyncio.sleep(0.2)  # progress display refresh, nothing waits on it
+            progress.update(task, completed=done)
+    finally:
+        for table in tables:
+            await table.stop()
+        await service.stop()
+    games = [tally.summary() for table in tables for tally in table.finished[: args.games]]
+    ended = len(games) == args.games * args.tables
+    mismatches = sum(len(g["mismatches"]) for g in games)
+    console.print(
+        f"{len(games)} games on {args.tables} virtual tables; "
+        f"{mismatches} referee decisions differed from the truth"
+        + ("" if ended else f"; gave up after {args.timeout} s")
+    )
+    print(json.dumps({"games": games}))
+    sys.stdout.flush()
+    return 0 if ended else 1

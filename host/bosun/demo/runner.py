@@ -1,0 +1,71 @@
+"""Add virtual tables to a running service: a virtual ship and bot players for each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bosun.demo.players import BotStyle, GameTally, VirtualTablePlayers
+from bosun.demo.ship_node import VirtualShipNode
+from bosun.service import Service
+from bosun.tables import TableConfig, default_seats
+
+SEATS = (("ann", "bob", "cy"), ("dee", "eve", "finn"), ("gus", "hal", "ivy", "jo"), ("kim", "lou"))
+NEXT_GAME_AFTER_S = 4.0
+SETTLE_S = 3  # RR14's three-second rule, so a tipping piece is still its loader's
+
+
+@dataclass
+class VirtualTable:
+    """One simulated table: its configuration, its ship on the broker, its bot players."""
+
+    config: TableConfig
+    node: VirtualShipNode
+    players: VirtualTablePlayers
+
+    @property
+    def finished(self) -> list[GameTally]:
+        return self.players.finished
+
+    async def stop(self) -> None:
+        await self.players.stop()
+        await self.node.stop()
+
+
+async def add_virtual_tables(
+    service: Service,
+    count: int,
+    seed: int = 0,
+    games: int | None = None,
+    style: BotStyle | None = None,
+) -> list[VirtualTable]:
+    """Start `count` virtual tables (demo-1, demo-2, ...); `games` per table, or forever."""
+    tables = []
+    for index in range(count):
+        table_id = f"demo-{index + 1}"
+        node = VirtualShipNode(
+            table_id, service.broker_address, seed=f"{seed}/{index}", scale=service.clock.scale
+        )
+        config = TableConfig(
+            id=table_id,
+            players=default_seats(list(SEATS[index % len(SEATS)])),
+            settle_s=SETTLE_S,
+            table_sensor="both",
+            items=node.items,
+            demo=True,
+        )
+        runtime = service.add_table(config, fresh=True)
+        node.start()  # after the table exists, so its birth message is not a stranger's
+        runtime.next_game_after_s = NEXT_GAME_AFTER_S
+        runtime.games_left = None if games is None else games - 1
+        players = VirtualTablePlayers(
+            table_id,
+            node,
+            service.http_url,
+            service.options.operator_key,
+            service.broker_address,
+            seed=f"{seed}/{index}",
+            style=style,
+        )
+        players.start()
+        tables.append(VirtualTable(config, node, players))
+    return tables
