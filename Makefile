@@ -32,7 +32,7 @@ system-packages:
 	fi
 
 run: setup
-	$(BIN)/bosun play riffraff
+	$(BIN)/bosun run --demo
 
 test: setup system-packages lint
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)

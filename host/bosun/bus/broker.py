@@ -93,6 +93,7 @@ class MosquittoBroker:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            start_new_session=True,  # Ctrl-C stops bosun, which then stops its broker last
         )
         if not wait_for_port(self.host, self.port, timeout_s, self._process):
             self.stop()

@@ -52,6 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
     )
     p.add_argument("--port", type=int, default=8000, help="web port (default 8000, 0 = any free)")
+    p.add_argument(
+        "--demo",
+        type=int,
+        nargs="?",
+        const=2,
+        default=0,
+        metavar="N",
+        help="add N virtual tables (default 2) with bot players; join a seat to play",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,7 +71,7 @@ def load_configured_tables(path: Path | None) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         tables = load_configured_tables(args.tables)
@@ -77,17 +86,25 @@ def run(args: argparse.Namespace) -> int:
         http_port=args.port,
         operator_key=operator_key(),
     )
-    return asyncio.run(serve(options, console))
+    if not 0 <= args.demo <= 20:
+        console.print("[red]bosun run:[/] --demo takes 1 to 20 virtual tables")
+        return 2
+    return asyncio.run(serve(options, console, args.demo))
 
 
-async def serve(options: ServiceOptions, console: Console) -> int:
+async def serve(options: ServiceOptions, console: Console, demo_tables: int = 0) -> int:
     service = Service(options)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    virtual = []
     try:
         await service.start()
+        if demo_tables:
+            from bosun.demo.runner import add_virtual_tables
+
+            virtual = await add_virtual_tables(service, demo_tables)
     except (OSError, ConnectionError, ValueError) as why:
         console.print(f"[red]bosun run: could not start:[/] {why}")
         await service.stop()
@@ -95,6 +112,8 @@ async def serve(options: ServiceOptions, console: Console) -> int:
     announce(service, console)
     await stop.wait()
     console.print("stopping ...")
+    for table in virtual:
+        await table.stop()
     await service.stop()
     console.print("stopped; everything is in the store.")
     return 0
@@ -111,7 +130,10 @@ def announce(service: Service, console: Console) -> None:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
     for runtime in service.tables.values():
         players = ", ".join(runtime.config.player_names)
-        console.print(f"  table     {runtime.config.id}: {runtime.config.game} for {players}")
+        kind = "virtual ship, bots until you join" if runtime.virtual else "real ship"
+        console.print(
+            f"  table     {runtime.config.id}: {runtime.config.game} for {players} ({kind})"
+        )
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()

@@ -30,6 +30,43 @@ class VirtualTable:
         await self.players.stop()
         await self.node.stop()
 
+    # -- people at a virtual table (their page stands in for their hands) -----------------
+
+    def claim(self, player: str, human: bool) -> None:
+        """A person takes over a seat from its bot (or hands it back)."""
+        if human:
+            self.players.humans.add(player)
+        else:
+            self.players.humans.discard(player)
+
+    def place(self, player: str, item: str, zone: int) -> str:
+        """The seat's person puts a piece of `item` on `zone` of the virtual ship."""
+        if player not in self.players.humans:
+            raise ValueError("join the seat first: a bot is playing it")
+        ship = self.node.ship
+        if not ship.settled:
+            raise ValueError("the ship is still moving; wait a moment")
+        if not ship.supply(item):
+            raise ValueError(f"no {item} is left off the ship")
+        if ship.on_mat():
+            ship.collect()  # tidy the table first, as people do
+        placement = ship.place(zone, item, at_ms=ship.busy_until_ms)
+        return placement.piece
+
+    def tip(self, player: str, outcome: str) -> list[str]:
+        """The newest piece aboard falls off: `landed` on the mat, `caught`, or `bounced`."""
+        if player not in self.players.humans:
+            raise ValueError("join the seat first: a bot is playing it")
+        ship = self.node.ship
+        aboard = ship.aboard()
+        if not aboard:
+            raise ValueError("nothing is aboard to fall")
+        if not ship.settled:
+            raise ValueError("the ship is still moving; wait a moment")
+        newest = max(aboard, key=lambda piece: piece.ready_us)
+        ship.fall([newest.id], outcome)
+        return [newest.item]
+
 
 async def add_virtual_tables(
     service: Service,
@@ -67,5 +104,7 @@ async def add_virtual_tables(
             style=style,
         )
         players.start()
-        tables.append(VirtualTable(config, node, players))
+        table = VirtualTable(config, node, players)
+        runtime.virtual = table
+        tables.append(table)
     return tables

@@ -86,6 +86,7 @@ class TableRuntime:
         # Virtual tables start their next game by themselves (None: people start it).
         self.next_game_after_s: float | None = None
         self.games_left: int | None = None  # how many more games may start by themselves
+        self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
         self._timer = None
         self._next_game_timer = None
 
@@ -184,7 +185,7 @@ class TableRuntime:
                 self._on_status(validate_status(decode_json_object(payload, "status")))
             elif kind == "weights":
                 self.weights = decode_json_object(payload, "weights")
-                self._notify()
+                self.notify()
             elif kind == "trace":
                 self._on_trace(decode_json_object(payload, "trace"))
             elif kind == "result":
@@ -214,14 +215,14 @@ class TableRuntime:
         online = bool(status["online"])
         self.ship.update(online=online, status=status, seen_ms=self.clock.now_ms())
         if self.referee is None:
-            self._notify()
+            self.notify()
             return
         if online != self.referee.online:
             self._process(
                 "status", {"online": online}, lambda now: self.referee.on_status(online, now)
             )
         else:
-            self._notify()
+            self.notify()
 
     def _on_trace(self, batch: dict[str, Any]) -> None:
         rows = batch.get("rows")
@@ -286,7 +287,7 @@ class TableRuntime:
                 self._schedule_next_game(now)
             self._publish_state(effects)
         else:
-            self._notify()
+            self.notify()
         self._reschedule()
 
     def _emit(self, effects: list[Effect]) -> None:
@@ -310,9 +311,9 @@ class TableRuntime:
                 self.bus.publish(f"{self.topic}/game/event", encode(event), qos=1)
         view = self.referee.view if self.referee else None
         self.bus.publish(f"{self.topic}/game/state", encode(view), qos=1, retain=True)
-        self._notify()
+        self.notify()
 
-    def _notify(self) -> None:
+    def notify(self) -> None:
         for listener in list(self.listeners):
             listener(self)
 
@@ -357,6 +358,8 @@ class TableRuntime:
                 "table_sensor": self.config.table_sensor,
             },
             "game_id": self.game_id,
+            "virtual": self.virtual is not None,
+            "humans": sorted(self.virtual.players.humans) if self.virtual else [],
             "state": referee.view if referee else None,
             "referee": referee.referee_state() if referee else None,
             "ship": {

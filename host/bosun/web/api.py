@@ -124,6 +124,45 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
         except Rejected as why:
             raise ApiError(409, str(why)) from None
 
+    @app.post("/api/seat/{token}/claim")
+    async def seat_claim(token: str, request: Request) -> dict[str, Any]:
+        """At a virtual table, a person takes the seat from its bot (or gives it back)."""
+        runtime, player = seat(token)
+        if runtime.virtual is None:
+            raise ApiError(409, "only virtual tables have bots to take seats from")
+        body = await json_body(request)
+        human = body.get("human", True)
+        if not isinstance(human, bool):
+            raise ApiError(400, "human must be true or false")
+        runtime.virtual.claim(player, human)
+        runtime.notify()
+        return runtime.player_snapshot(player)
+
+    @app.post("/api/seat/{token}/virtual")
+    async def seat_virtual_hands(token: str, request: Request) -> dict[str, Any]:
+        """At a virtual table, a person's hands: place a piece, or let the newest one fall."""
+        runtime, player = seat(token)
+        if runtime.virtual is None:
+            raise ApiError(409, "this table has a real ship: use your hands")
+        body = await json_body(request)
+        state = runtime.referee.view if runtime.referee else None
+        try:
+            if body.get("do") == "place":
+                item, zone = body.get("item"), body.get("zone", state and state["target_zone"])
+                if not isinstance(item, str) or not isinstance(zone, int) or not 1 <= zone <= 10:
+                    raise ValueError("place needs an item and a zone 1-10")
+                runtime.virtual.place(player, item, zone)
+            elif body.get("do") == "tip":
+                outcome = body.get("outcome", "landed")
+                if outcome not in ("landed", "caught", "bounced"):
+                    raise ValueError("outcome is landed, caught or bounced")
+                runtime.virtual.tip(player, outcome)
+            else:
+                raise ValueError("do must be 'place' or 'tip'")
+        except ValueError as why:
+            raise ApiError(409, str(why)) from None
+        return runtime.player_snapshot(player)
+
     @app.get("/api/seat/{token}/stream")
     async def seat_stream(token: str, request: Request) -> EventSourceResponse:
         runtime, player = seat(token)
