@@ -27,10 +27,12 @@ from bosun.referee.ship_events import (
 )
 from bosun.store import effective_actions
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 log = logging.getLogger(__name__)
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
+MAX_RESULTS = 100
 FEED_LENGTH = 200
 # Effect kinds as they are stored in the table's log.
 STORED_EFFECTS = {
@@ -87,6 +89,8 @@ class TableRuntime:
         self.next_game_after_s: float | None = None
         self.games_left: int | None = None  # how many more games may start by themselves
         self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
+        self.results: dict[str, dict[str, Any]] = {}  # ship/result answers by command id
+        self._command_number = 0
         self._timer = None
         self._next_game_timer = None
 
@@ -189,7 +193,7 @@ class TableRuntime:
             elif kind == "trace":
                 self._on_trace(decode_json_object(payload, "trace"))
             elif kind == "result":
-                self._note(fx.feed(f"ship: {decode_json_object(payload, 'result')}", level="debug"))
+                self._on_result(decode_json_object(payload, "result"))
         except BadMessage as why:
             self.rejected_messages += 1
             log.warning("table %s: rejected %s message: %s", self.config.id, kind, why)
@@ -223,6 +227,30 @@ class TableRuntime:
             )
         else:
             self.notify()
+
+    def send_command(self, command: dict[str, Any]) -> str:
+        """Send a `ship/cmd` (checked against the protocol first); its id, for `results`."""
+        self._command_number += 1
+        command = {**command, "id": f"h{self._command_number}"}
+        protocol.check_command(command)  # raises protocol.CommandError naming the problem
+        self.results.pop(command["id"], None)
+        self.bus.publish(f"{self.topic}/ship/cmd", encode(command), qos=1)
+        return command["id"]
+
+    def _on_result(self, result: dict[str, Any]) -> None:
+        if not isinstance(result.get("ok"), bool):
+            raise BadMessage("result: needs 'ok', true or false")
+        if isinstance(result.get("id"), str) and result["id"].startswith("h"):
+            self.results[result["id"]] = result
+            while len(self.results) > MAX_RESULTS:
+                self.results.pop(next(iter(self.results)))
+        if not result["ok"]:
+            self._note(
+                fx.feed(
+                    f"the ship refused {result.get('cmd')}: {result.get('error')}", level="warning"
+                )
+            )
+        self.notify()
 
     def _on_trace(self, batch: dict[str, Any]) -> None:
         rows = batch.get("rows")
