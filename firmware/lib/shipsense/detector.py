@@ -81,9 +81,9 @@ RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand tremble
 SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
-PLACE_MAX_WINDOW_MS = 450  # ... and at most this
+PLACE_MAX_WINDOW_MS = 600  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
-PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
+PLACE_MARGIN_SE = 3.0  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
 PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
 PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
@@ -392,6 +392,7 @@ class Detector:
         self.dropping_k = None  # a drop on the loaded zone: the hand letting go or a tip
         self.low_run = 0
         self._area_n = 0
+        self._area_open = True
         for i in range(self.n_zones):
             self._area[i] = 0.0
 
@@ -430,7 +431,7 @@ class Detector:
         n = self.n_zones
         y = self.y
         ref = self.ref
-        if self.released_k is None and self.leave is None and self.returned is None:
+        if self._area_open and self.leave is None and self.returned is None:
             area = self._area
             for i in range(n):
                 area[i] += y[i] - ref[i]
@@ -447,6 +448,7 @@ class Detector:
                 let_go = RELEASE_FRACTION * self.peak
             if self.peak - d > let_go:
                 self.released_k = k
+                self._area_open = False
 
         # holding still? the fast mean stays in a noise band over STABLE_MS
         h = self.history_n
@@ -468,6 +470,8 @@ class Detector:
         self.leave_level = leave_level
         if hi - lo <= band:
             self.stable_run += 1
+            if self.peak >= PLACE_MIN_G:
+                self._area_open = False  # the load has arrived: later hands are not loading
             if self.dropping_k is not None:
                 if d < 0.5 * PLACE_MIN_G and self.plateau is not None:
                     # it settled back at the old level: the piece itself tipped off
@@ -636,6 +640,7 @@ class Detector:
         self.stable_run = 0
         self.leave_run = 0
         self._area_n = 0
+        self._area_open = True
         for i in range(self.n_zones):
             self._area[i] = 0.0
 
@@ -875,6 +880,7 @@ class Detector:
                 events.extend(more)
 
     def _unload(self, pieces, zones):
+        """Take the fallen pieces off the cargo list, from the zones that lost weight first."""
         for item in pieces:
             taken = False
             for z in zones:

@@ -26,6 +26,9 @@ MAX_PIECES_IN_A_FALL = 5
 ZONE_ERROR_G = 0.6
 ZONE_ERROR_FRACTION = 0.15
 ZONE_OPTIONS = 4
+# Squared-error penalty for naming a piece the cargo list did not have on that zone
+# (2 ln(odds) for a cargo list that is right about 29 times in 30).
+CARGO_DOUBT = 6.8
 
 
 def check_items(obj):
@@ -225,12 +228,18 @@ def _by_zone(grams, items, zone_losses, cargo):
         loss = zone_losses[zone]
         error = zone_error_g(loss if loss > 0 else 0.0)
         options = []
-        for subset in _subsets(cargo.zones[zone], MAX_PIECES_IN_A_FALL):
+        aboard = cargo.zones[zone]
+        for subset in _subsets(aboard, MAX_PIECES_IN_A_FALL):
             weight = 0.0
             for item in subset:
                 weight += items[item]
             miss = (loss - weight) / error
             options.append((miss * miss, subset))
+        # the cargo list is a belief: one piece of another kind may have been there instead
+        for name in _sorted_names(items):
+            if name not in aboard:
+                miss = (loss - items[name]) / error
+                options.append((miss * miss + CARGO_DOUBT, [name]))
         options.sort()
         per_zone.append(options[:ZONE_OPTIONS])
     scored = {}
