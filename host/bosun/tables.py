@@ -55,6 +55,7 @@ class TableConfig(BaseModel):
     table_sensor: Literal["mat", "piezo", "both", "none"] = "mat"
     items: dict[str, float] = Field(default_factory=dict)
     demo: bool = False  # a virtual ship with bot players
+    trace: bool = True  # ask the ship for its raw samples (dashboard plots, CSV export)
 
     @property
     def player_names(self) -> list[str]:

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 TICK_S = 0.02  # real seconds between sample batches
 WEIGHTS_EVERY_MS = 500
+TRACE_ROWS_A_BATCH = 16  # ~2.5 kB a message, under the protocol's 4 kB
 
 
 class VirtualShipNode:
@@ -50,6 +51,8 @@ class VirtualShipNode:
         self.boot = secrets.token_hex(4)
         self.seq = 0
         self._restart = False
+        self.tracing = False
+        self._trace_rows: list[list] = []
         self.events: list[dict[str, Any]] = []  # everything the detector said, in order
         self.led: dict[str, Any] | None = None  # the last LED command the host sent
         self.commands = 0
@@ -99,6 +102,8 @@ class VirtualShipNode:
         else:
             if command["cmd"] == "led":
                 self.led = command
+            elif command["cmd"] == "trace":
+                self.tracing = command["on"]
             result = protocol.result_message(command.get("id"), command["cmd"], True)
         client.publish(self._topic(protocol.RESULT), protocol.encode(result), qos=1)
 
@@ -127,6 +132,10 @@ class VirtualShipNode:
         period_ms = 1000 / ship.rate_sps
         while ship.now_ms + period_ms <= t_ms:
             sample = ship.next_sample()
+            if self.tracing:
+                self._trace_rows.append(
+                    [sample.t_ms, *sample.zones_g, sample.table_g, sample.impact]
+                )
             for event in detector.feed(sample.t_ms, sample.zones_g, sample.table_g, sample.impact):
                 self._publish_event(event)
             if sample.t_ms >= self._weights_due_ms:
@@ -135,6 +144,14 @@ class VirtualShipNode:
                     self.boot, sample.t_ms, detector.zone_grams(), sample.table_g
                 )
                 self.client.publish(self._topic(protocol.WEIGHTS), protocol.encode(weights))
+        self._publish_trace()
+
+    def _publish_trace(self) -> None:
+        for start in range(0, len(self._trace_rows), TRACE_ROWS_A_BATCH):
+            rows = self._trace_rows[start : start + TRACE_ROWS_A_BATCH]
+            batch = protocol.trace_message(self.boot, rows)
+            self.client.publish(self._topic(protocol.TRACE), protocol.encode(batch))
+        self._trace_rows = []
 
     def _publish_event(self, event: dict[str, Any]) -> None:
         self.seq += 1

@@ -8,6 +8,7 @@ exactly where it was (the referee is deterministic in its inputs).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import secrets
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
 MAX_RESULTS = 100
+TRACE_FLUSH_MS = 250  # raw samples are written in batches, not a commit a message
 FEED_LENGTH = 200
 # Effect kinds as they are stored in the table's log.
 STORED_EFFECTS = {
@@ -91,6 +93,8 @@ class TableRuntime:
         self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
         self.results: dict[str, dict[str, Any]] = {}  # ship/result answers by command id
         self._command_number = 0
+        self._trace_batches: list[dict[str, Any]] = []
+        self._trace_timer = None
         self._timer = None
         self._next_game_timer = None
 
@@ -217,7 +221,10 @@ class TableRuntime:
 
     def _on_status(self, status: dict[str, Any]) -> None:
         online = bool(status["online"])
+        came_online = online and not self.ship["online"]
         self.ship.update(online=online, status=status, seen_ms=self.clock.now_ms())
+        if came_online and self.config.trace:
+            self.send_command({"cmd": "trace", "on": True})
         if self.referee is None:
             self.notify()
             return
@@ -253,13 +260,29 @@ class TableRuntime:
         self.notify()
 
     def _on_trace(self, batch: dict[str, Any]) -> None:
-        rows = batch.get("rows")
-        if not isinstance(rows, list) or not isinstance(batch.get("boot"), str):
-            raise BadMessage("trace: needs 'boot' and a list of 'rows'")
         try:
-            self.store.append_trace(self.config.id, batch["boot"], rows, at_ms=self.clock.now_ms())
-        except ValueError as why:
+            protocol.check_trace(batch)
+        except protocol.ProtocolError as why:
             raise BadMessage(f"trace: {why}") from None
+        now = self.clock.now_ms()
+        self._trace_batches.append(
+            {"table_id": self.config.id, "boot": batch["boot"], "rows": batch["rows"], "at_ms": now}
+        )
+        if self._trace_timer is None:
+            self._trace_timer = self.clock.call_at_ms(now + TRACE_FLUSH_MS, self.flush_traces)
+
+    def flush_traces(self) -> None:
+        self._trace_timer = None
+        batches, self._trace_batches = self._trace_batches, []
+        if not batches:
+            return
+        try:
+            self.store.append_traces(batches)
+        except ValueError as why:  # one bad row must not lose the rest: store them singly
+            log.warning("table %s: a trace batch was refused: %s", self.config.id, why)
+            for batch in batches:
+                with contextlib.suppress(ValueError):
+                    self.store.append_traces([batch])
 
     def player_input(self, token: str, request: dict[str, Any]) -> dict[str, Any]:
         """A request from a seat's page; raises Rejected with a reason for the player."""
@@ -367,10 +390,11 @@ class TableRuntime:
             self.start_game()
 
     def close(self) -> None:
-        for timer in (self._timer, self._next_game_timer):
+        for timer in (self._timer, self._next_game_timer, self._trace_timer):
             if timer is not None:
                 timer.cancel()
-        self._timer = self._next_game_timer = None
+        self._timer = self._next_game_timer = self._trace_timer = None
+        self.flush_traces()
 
     # -- what people see ---------------------------------------------------------------------
 
