@@ -335,3 +335,27 @@ def test_bad_samples_are_refused_with_a_reason_and_change_nothing():
 def test_a_detector_is_not_built_from_bad_settings(kwargs, complaint):
     with pytest.raises(ValueError, match=complaint):
         Detector(**kwargs)
+
+
+# --- hands around a fresh piece ----------------------------------------------------------
+
+
+def test_rr10_a_hand_brushing_another_zone_right_after_loading_is_not_weighed_as_cargo():
+    signal = ShipSignal(seconds=6.0, noise_g=0.1)
+    hand_left = signal.place(4, 4.4, 800.0, press_g=20.0)
+    signal.touch([8], 20.0, hand_left + 150.0, length_ms=450.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (4, "sailor")
+    assert of_type(events, "fall", "leaving") == []
+
+
+def test_an_unpressed_piece_that_tips_off_before_it_was_decided_is_a_place_and_a_fall():
+    signal = ShipSignal(seconds=5.0, noise_g=0.1)
+    hand_left = signal.place(1, 6.1, 500.0, press_g=0.0)
+    signal.fall(1, 6.1, hand_left + 450.0, slide_ms=40.0, flight_ms=110.0)
+    events = of_type(detect(signal, ITEMS), "place", "fall")
+    assert [(e["type"], e.get("item"), e.get("items")) for e in events] == [
+        ("place", "barrel", None),
+        ("fall", None, ["barrel"]),
+    ]

@@ -93,3 +93,14 @@ def test_cargo_takes_the_most_recent_piece_of_a_kind():
 def test_bad_item_tables_are_refused(items, complaint):
     with pytest.raises(ValueError, match=complaint):
         check_items(items)
+
+
+def test_a_fall_that_contradicts_the_cargo_list_is_named_by_its_weight():
+    """The list is a belief: a plank logged as a bottle is still a plank when it falls."""
+    cargo = Cargo(10)
+    cargo.add(8, "bottle")
+    pieces, _, _ = name_fall(5.2, ITEMS, cargo.counts_by_item(), {8: 5.0}, cargo)
+    assert pieces == ["plank"]
+    # ... but within the weighing error, the list decides between close pieces
+    pieces, _, _ = name_fall(3.0, ITEMS, cargo.counts_by_item(), {8: 2.9}, cargo)
+    assert pieces == ["bottle"]

@@ -168,9 +168,11 @@ class Detector:
         self.pause_n = max(2, ns(PAUSE_MS))
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
+        # at 10 SPS the HX711 needs 400 ms to show a step in full: give a landing 2 more
+        slow_n = 2 if rate_hz < 40 else 0
         for zone in range(n_zones):
             height_ms = LANDING_MS[zone] if zone < len(LANDING_MS) else LANDING_MS[-1]
-            self.landing_n.append(ns(height_ms + LANDING_SEEN_MS))
+            self.landing_n.append(ns(height_ms + LANDING_SEEN_MS) + slow_n)
 
         h = self.history_n
         self._t = [0] * h  # sample times as given (ints on the ESP32)
@@ -584,7 +586,8 @@ class Detector:
         """The new load sits on one zone (a piece), not spread by a hand on others."""
         w = n if n < self.place_max_n else self.place_max_n
         change = self._zone_change(k, w)
-        zone = self._place_zone(change)
+        # the zone the hand loaded, if it was seen loading; else where the load is now
+        zone = self._place_zone([0.0] * self.n_zones if self._area_n else change)
         gained = -self._losses(change)[zone]
         return gained >= ONE_ZONE_FRACTION * level
 
