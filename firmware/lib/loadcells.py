@@ -48,6 +48,7 @@ class LoadCells:
         self.active_mask = (1 << self.channels) - 1
         bus.set_active(self.active_mask)
         self.discarded_trains = 0
+        self.settled = False
 
     def name(self, channel):
         return "mat" if channel == self.zones else "z" + str(channel + 1)
@@ -81,14 +82,18 @@ class LoadCells:
         Returns the fault/recovered events it caused (a list, usually empty).
         """
         events = []
+        self.settled = False
         if not self.bus.read():
             self.discarded_trains += 1
             if self.bus.powered_down:
                 self.settle_all()
             return events
         values = self.bus.values
+        settled = True
         for ch in range(self.channels):
             if not_ready_mask & (1 << ch):
+                if self.fault[ch] is None:
+                    settled = False
                 self._not_ready_ms[ch] += elapsed_ms
                 self._good[ch] = 0
                 if self.fault[ch] is None and self._not_ready_ms[ch] >= NOT_READY_FAULT_MS:
@@ -108,6 +113,8 @@ class LoadCells:
             if self._discard[ch]:
                 self._discard[ch] -= 1
                 self._last_raw[ch] = None
+                if self.fault[ch] is None:
+                    settled = False
                 continue
             if raw in (RAW_MAX, RAW_MIN):
                 self._saturated[ch] += 1
@@ -163,6 +170,9 @@ class LoadCells:
                 self.zones_g[ch] = grams
             else:
                 self.table_g = grams
+        # Every working channel's reading of this train is a settled conversion (measurements
+        # use only such trains; faulted channels are refused by them anyway).
+        self.settled = settled
         return events
 
     def faults(self):

@@ -345,10 +345,8 @@ class Ship:
         self.t_ms += ticks_diff(now_ms, self._last_ms)
         self._last_ms = now_ms
         t_ms = self.t_ms
-        discarded = cells.discarded_trains
         for event in cells.sample(t_ms, not_ready, period_us // 1000):
             self.emit(event)
-        train_ok = cells.discarded_trains == discarded
         impact = self.piezo.take() if self.piezo is not None else None
         if self.detector is not None:
             try:
@@ -361,7 +359,7 @@ class Ship:
                 if self.detector_errors == 1:
                     sys.print_exception(error)
                 self.detector_problem = f"failed {self.detector_errors} times: {error!r}"
-        if train_ok and self.commands.measurement is not None:
+        if cells.settled and self.commands.measurement is not None:
             result = self.commands.on_sample(bus.values)
             if result is not None:
                 self._send_result(result)
@@ -437,7 +435,13 @@ class Ship:
             self._weights_sum[z] = 0.0
         self._table_sum = 0.0
         self._weights_n = 0
-        msg = protocol.weights_message(self.boot, self.t_ms, zones_g, table_g, faults)
+        settled_g = None
+        if self.detector is not None:
+            try:
+                settled_g = self.detector.zone_grams()
+            except Exception:  # an older detector without it: the means still go out
+                settled_g = None
+        msg = protocol.weights_message(self.boot, self.t_ms, zones_g, table_g, faults, settled_g)
         self.link.publish(protocol.WEIGHTS, protocol.encode(msg))
 
 

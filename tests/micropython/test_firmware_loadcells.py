@@ -74,10 +74,12 @@ def test_a_silent_amplifier_is_a_fault_naming_its_zone_and_the_others_keep_worki
         held = cells.zones_g[1]
         events = feed(cells, bus, [900, 200, 600, 0], 30, 1000, not_ready=0b0010)
         faults = [(e["type"], e["zone"], e["sensor"], e["reason"]) for e in events]
-        print(json.dumps([faults, cells.zones_g, held, bin(bus.active), cells.faults()]))
+        settled = cells.settled
+        print(json.dumps([faults, cells.zones_g, held, bin(bus.active), cells.faults(), settled]))
         """
     )
-    faults, zones_g, held, active, listed = seen
+    faults, zones_g, held, active, listed, settled = seen
+    assert settled  # a faulted zone does not hold up measurements on the others
     assert faults == [["fault", 2, "z2", "not_ready"]]
     assert zones_g[1] == held  # a dead amplifier holds its last weight: no fake "fall"
     assert zones_g[0] == pytest.approx(9.0, abs=0.03) and zones_g[2] == pytest.approx(6.0, abs=0.03)
@@ -141,14 +143,18 @@ def test_a_stretched_train_is_discarded_and_a_power_down_settles_every_channel()
         bus.ok = False
         bus.powered_down = True
         feed(cells, bus, [900, 900, 900, 900], 1)
+        settled = [cells.settled]
         bus.ok = True
         feed(cells, bus, [900, 900, 900, 900], SETTLE_READINGS)
+        settled.append(cells.settled)
         held = list(cells.zones_g)
         feed(cells, bus, [900, 900, 900, 900], 1)
-        print(json.dumps([cells.discarded_trains, held, cells.zones_g]))
+        settled.append(cells.settled)
+        print(json.dumps([cells.discarded_trains, held, cells.zones_g, settled]))
         """
     )
-    discarded, held, after = seen
+    discarded, held, after, settled = seen
+    assert settled == [False, False, True]  # measurements use settled trains only
     assert discarded == 1
     assert held == pytest.approx([1.0, 2.0, 3.0], abs=0.03)
     assert after == pytest.approx([9.0, 9.0, 9.0], abs=0.03)

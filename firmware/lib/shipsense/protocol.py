@@ -14,8 +14,10 @@ Topics (under `bosun/<table>/`; `topic(table, name)` builds the full name):
   and `seq` (1, 2, 3, ... within the boot). Delivered at least once: the ship keeps events
   in a bounded ring across outages and resends them, the host drops duplicates by
   (boot, seq) and asks for gaps with the `resend` command.
-- `ship/weights` QoS0: `{"boot", "t_ms", "zones_g": [..], "table_g": g|null, "faults": [zones]}`
-  every `weights_interval_ms`: mean calibrated grams per zone over that interval.
+- `ship/weights` QoS0: `{"boot", "t_ms", "zones_g": [..], "table_g": g|null, "faults": [zones],
+  "settled_g": [..]|null}` every `weights_interval_ms`: mean calibrated grams per zone over
+  that interval, and what the detector believes rests on each zone (sway and glitches
+  removed; null without a detector).
 - `ship/trace` QoS0, opt-in: `{"boot", "columns": TRACE_COLUMNS, "rows": [[t_ms, z1.., table_g,
   impact], ..]}`, a batch of raw calibrated samples in the Trace CSV's column order.
 - `ship/cmd` QoS1 host to ship: `{"cmd": name, "id": optional str|int, ...fields}`; see
@@ -263,13 +265,14 @@ def check_status(msg):
     return msg
 
 
-def weights_message(boot, t_ms, zones_g, table_g, faults=()):
+def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     return {
         "boot": boot,
         "t_ms": t_ms,
         "zones_g": [round(g, 2) for g in zones_g],
         "table_g": None if table_g is None else round(table_g, 2),
         "faults": list(faults),
+        "settled_g": None if settled_g is None else [round(g, 2) for g in settled_g],
     }
 
 
