@@ -141,3 +141,22 @@ def test_the_table_pauses_when_the_ship_goes_offline(service, ship):
     service.wait_for("t1", lambda s: s["referee"]["online"])
     assert act(service, seats["ann"], type="card", value=2).status_code == 200
     back.close()
+
+
+def test_a_gap_in_the_events_is_asked_for_again_and_filled(service, ship):
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    ship.next_led(show="prompt")
+    ship.event("touch", 500.0, seq=1, grams=3.0, zones=[2])
+    # event 2 (bob's piece) is lost on the way; event 3 (cy's piece) arrives
+    ship.event("place", 3000.0, seq=3, zone=5, grams=W["rat"])
+    while (command := ship.commands.get(timeout=10))["cmd"] != "resend":
+        pass
+    assert (command["boot"], command["from"], command["to"]) == ("b1", 2, 2)
+    assert service.table("t1")["state"]["turn"] == "bob"  # event 3 waits behind the gap
+    ship.event("place", 1000.0, seq=2, zone=8, grams=W["barrel"])  # the ring buffer resends
+    snapshot = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")
+    assert snapshot["state"]["ship"]["8"] == ["barrel"]  # bob's, refereed first
+    assert snapshot["state"]["ship"]["5"] == ["rat"]  # then cy's, in the ship's order
+    assert snapshot["referee"]["flags"] == []

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from bosun.bus.dedup import EventDeduplicator
 from bosun.games import Rejected
 from bosun.referee import effects as fx
 from bosun.referee.effects import Effect
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
 MAX_RESULTS = 100
 TRACE_FLUSH_MS = 250  # raw samples are written in batches, not a commit a message
+GAP_CHECK_S = 1.0  # while events are missing, look again this often
 FEED_LENGTH = 200
 # Effect kinds as they are stored in the table's log.
 STORED_EFFECTS = {
@@ -85,7 +87,9 @@ class TableRuntime:
         self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_LENGTH)
         self.rejected_messages = 0
         self.listeners: set[Callable[[TableRuntime], None]] = set()
-        self.seen_events: dict[str, set[int]] = {}
+        self.dedup = EventDeduplicator()  # (boot, seq) once each; gaps asked for again
+        self._known_boots: set[str] = set()
+        self._held: list[dict[str, Any]] = []  # events waiting behind a gap
         self.action_ids: list[int] = []  # store ids of the game's effective actions, in order
         # Virtual tables start their next game by themselves (None: people start it).
         self.next_game_after_s: float | None = None
@@ -95,6 +99,7 @@ class TableRuntime:
         self._command_number = 0
         self._trace_batches: list[dict[str, Any]] = []
         self._trace_timer = None
+        self._gap_timer = None
         self._timer = None
         self._next_game_timer = None
 
@@ -139,7 +144,6 @@ class TableRuntime:
             self.config.id, self.config.game, players, setup, seats, at_ms=now
         )
         self.referee, self.seats = referee, seats
-        self.seen_events = {}
         self.action_ids = self._effective_action_ids(self.game_id)
         self._note(fx.feed(f"new game: {', '.join(players)}; {setup['captain']} is captain"))
         self._publish_state()
@@ -169,7 +173,7 @@ class TableRuntime:
         p, at = entry.payload, entry.at_ms
         try:
             if entry.kind == "ship_event":
-                self.seen_events.setdefault(entry.boot, set()).add(entry.seq)
+                self.dedup.accept(entry.boot, entry.seq, at / 1000)
                 referee.on_ship_event(p, at)
             elif entry.kind == "input":
                 referee.on_input(p["seat"], p["request"], at)
@@ -204,12 +208,38 @@ class TableRuntime:
             self._note(fx.feed(f"rejected a {kind} message from the ship: {why}", "debug"))
 
     def _on_event(self, event: dict[str, Any]) -> None:
-        seen = self.seen_events.setdefault(event["boot"], set())
-        if event["seq"] in seen:
+        now = self.clock.now_ms()
+        boot, seq = event["boot"], event["seq"]
+        if boot not in self._known_boots:  # after a restart: what the store already has is old
+            self._known_boots.add(boot)
+            for stored in range(1, (self.store.last_seq(self.config.id, boot) or 0) + 1):
+                self.dedup.accept(boot, stored, now / 1000)
+        if not self.dedup.accept(boot, seq, now / 1000):
             return  # a resend we already have (the ship resends after outages)
-        seen.add(event["seq"])
-        self.ship["seen_ms"] = self.clock.now_ms()
-        if self.referee is None:
+        self.ship["seen_ms"] = now
+        self._held.append(event)
+        self._release_held()
+        self._ask_for_gaps()
+
+    def _release_held(self) -> None:
+        """Referee events in their ship's order: one after a gap waits for the gap to close."""
+        self._held.sort(key=lambda e: (e["boot"], e["seq"]))
+        ready = [e for e in self._held if e["seq"] <= self.dedup.highest(e["boot"])]
+        self._held = [e for e in self._held if e["seq"] > self.dedup.highest(e["boot"])]
+        for event in ready:
+            self._referee_event(event)
+
+    def _referee_event(self, event: dict[str, Any]) -> None:
+        if self.referee is None or self.referee.is_over:
+            # between games: people clear the ship; kept in the log, refereed by nobody
+            self.store.append(
+                self.config.id,
+                "ship_event",
+                event,
+                at_ms=self.clock.now_ms(),
+                boot=event["boot"],
+                seq=event["seq"],
+            )
             return
         self._process(
             "ship_event",
@@ -235,6 +265,17 @@ class TableRuntime:
         else:
             self.notify()
 
+    def _ask_for_gaps(self) -> None:
+        """Ask the ship's ring buffer again for events that never arrived (QoS 1 gaps)."""
+        self._gap_timer = None
+        now_s = self.clock.now_ms() / 1000
+        for request in self.dedup.resend_requests(now_s):
+            self.send_command({k: v for k, v in request.items() if k != "id"})
+        self._release_held()  # gaps given up let the events behind them through
+        if self.dedup.gaps() and self._gap_timer is None:
+            deadline = self.clock.now_ms() + int(GAP_CHECK_S * 1000)
+            self._gap_timer = self.clock.call_at_ms(deadline, self._ask_for_gaps)
+
     def send_command(self, command: dict[str, Any]) -> str:
         """Send a `ship/cmd` (checked against the protocol first); its id, for `results`."""
         self._command_number += 1
@@ -247,6 +288,9 @@ class TableRuntime:
     def _on_result(self, result: dict[str, Any]) -> None:
         if not isinstance(result.get("ok"), bool):
             raise BadMessage("result: needs 'ok', true or false")
+        if result.get("cmd") == "resend":
+            self.dedup.handle_result(result)
+            self._release_held()
         if isinstance(result.get("id"), str) and result["id"].startswith("h"):
             self.results[result["id"]] = result
             while len(self.results) > MAX_RESULTS:
@@ -390,10 +434,10 @@ class TableRuntime:
             self.start_game()
 
     def close(self) -> None:
-        for timer in (self._timer, self._next_game_timer, self._trace_timer):
+        for timer in (self._timer, self._next_game_timer, self._trace_timer, self._gap_timer):
             if timer is not None:
                 timer.cancel()
-        self._timer = self._next_game_timer = self._trace_timer = None
+        self._timer = self._next_game_timer = self._trace_timer = self._gap_timer = None
         self.flush_traces()
 
     # -- what people see ---------------------------------------------------------------------
