@@ -17,6 +17,7 @@ COMMANDS = (
     "simulate_trace",
     "demo",
     "bridge",
+    "tables",
 )
 
 

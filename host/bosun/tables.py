@@ -14,7 +14,6 @@ rat = 2.6
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -109,6 +108,3 @@ def save_table_items(path: Path, table_id: str, items: dict[str, float]) -> None
         raise TableConfigError(f"{path}: no table {table_id!r}")
     path.write_text(tomlkit.dumps(document), encoding="utf-8")
 
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")[:32] or "table"
