@@ -20,6 +20,9 @@ from bosun.sim.truth import SessionInfo
 SECONDS = 180.0
 PER_HALF = 36
 HALVES = {"tuning": 1000, "held-back": 5000}
+# More tuning traces, simulated later when the tuning half had little left to teach; never
+# part of the scored corpus (`--half extra` runs them).
+EXTRA = {"extra": 2000}
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
 
@@ -60,7 +63,7 @@ class TraceSpec:
 
 
 def specs(half: str, folder: Path) -> list[TraceSpec]:
-    base = HALVES[half]
+    base = HALVES[half] if half in HALVES else EXTRA[half]
     out = []
     for index in range(PER_HALF):
         rate, level, table = COMBOS[index % len(COMBOS)]

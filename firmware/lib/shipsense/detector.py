@@ -80,6 +80,7 @@ RELEASE_SIGMAS = 6.0  # ... this many noise sigmas, and ...
 RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand trembles ~4%)
 SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
+TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
 PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
 PLACE_MAX_WINDOW_MS = 600  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
@@ -105,6 +106,7 @@ SWAY_MEMORY_S = 30
 LANDING_MS = (0, 0, 0, 0, 183, 183, 223, 223, 258, 258)
 LANDING_SEEN_MS = 20
 FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
+EXTRA_WAIT_MS = 150  # the most a slow slide may push the verdict back
 PAUSE_MS = 60  # a drop that stood still this long and goes on is the next piece leaving
 PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
 PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still going
@@ -166,6 +168,7 @@ class Detector:
         self.progress_n = ns(PROGRESS_MS)
         self.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
         self.pause_n = max(2, ns(PAUSE_MS))
+        self.extra_wait_n = ns(EXTRA_WAIT_MS)
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
         # at 10 SPS the HX711 needs 400 ms to show a step in full: give a landing 2 more
@@ -457,15 +460,26 @@ class Detector:
         w = self.stable_w
         hi = -1.0e30
         lo = 1.0e30
+        newer = 0.0
+        older = 0.0
+        half = w // 2
         for j in range(w):
             v = self._fast[(k - j) % h]
             if v > hi:
                 hi = v
             if v < lo:
                 lo = v
+            if j < half:
+                newer += v
+            elif j >= w - half:
+                older += v
         band = SETTLE_SIGMAS * sigma_fast
         if band < SETTLE_BAND_MIN_G:
             band = SETTLE_BAND_MIN_G
+        # ... and does not drift one way (a hand pressing slowly, a touch beginning)
+        trend = (newer - older) / half if half else 0.0
+        if trend > TREND_FRACTION * band or -trend > TREND_FRACTION * band:
+            hi = lo + band + 1.0
         leave_level = LEAVE_SIGMAS * sigma_fast
         if leave_level < LEAVE_MIN_G:
             leave_level = LEAVE_MIN_G
@@ -823,6 +837,14 @@ class Detector:
             return
         if k < leave["deadline_k"] or k - leave["deepest_k"] < self.fall_weigh_n:
             return
+        # a slow slide can hide in the noise: the clock starts when the drop was (nearly)
+        # as deep as it is now, whatever the noise said on the way
+        reached = self._reached(k, leave["notice_k"], 0.7 * leave["deepest"])
+        if (
+            k < reached + leave["wait_n"]
+            and k < leave["notice_k"] + leave["wait_n"] + self.extra_wait_n
+        ):
+            return
         w = k - leave["deepest_k"]
         if w > self.place_max_n:
             w = self.place_max_n
@@ -832,6 +854,17 @@ class Detector:
             self._weight_returned(events, k)
             return
         self._decide_fall(events, k, drop, w, k)
+
+    def _reached(self, k, since, level):
+        """The first sample from `since` on whose fast mean was at or below `level` (grams
+        from the base), or k."""
+        h = self.history_n
+        j = since
+        while j < k:
+            if self._fast[j % h] - self.base <= level:
+                return j
+            j += 1
+        return k
 
     def _decide_fall(self, events, k, drop, w, end_k):
         leave = self.leave
