@@ -6,6 +6,7 @@ small ints): it loads on every MicroPython from 1.19 on, so on every ESP32 1.2x 
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -76,3 +77,11 @@ def test_the_flash_build_holds_compiled_modules_and_the_source_entry_point(tmp_p
     names = {p.relative_to(tmp_path / "fw").as_posix() for p in written}
     assert {"main.py", "config.json", "lib/ship.mpy", "lib/shipsense/protocol.mpy"} <= names
     assert not any(name.startswith("lib/") and name.endswith(".py") for name in names)
+
+
+def test_the_freeze_manifest_names_every_firmware_module():
+    text = (FIRMWARE / "manifest.py").read_text()
+    listed = set(re.findall(r'^    "(\w+)",$', text, re.MULTILINE))
+    modules = {p.stem for p in (FIRMWARE / "lib").glob("*.py")}
+    assert listed == modules
+    assert 'package("shipsense", base_path="lib")' in text
