@@ -96,6 +96,8 @@ class TableRuntime:
         self.games_left: int | None = None  # how many more games may start by themselves
         self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
         self.results: dict[str, dict[str, Any]] = {}  # ship/result answers by command id
+        # The calibration wizard is weighing things on the ship: its events are not refereed.
+        self.calibrating = False
         self._command_number = 0
         self._trace_batches: list[dict[str, Any]] = []
         self._trace_timer = None
@@ -230,8 +232,9 @@ class TableRuntime:
             self._referee_event(event)
 
     def _referee_event(self, event: dict[str, Any]) -> None:
-        if self.referee is None or self.referee.is_over:
-            # between games: people clear the ship; kept in the log, refereed by nobody
+        if self.referee is None or self.referee.is_over or self.calibrating:
+            # between games people clear the ship, while calibrating they weigh things on it:
+            # kept in the log, refereed by nobody
             self.store.append(
                 self.config.id,
                 "ship_event",
@@ -455,6 +458,7 @@ class TableRuntime:
             },
             "game_id": self.game_id,
             "virtual": self.virtual is not None,
+            "calibrating": self.calibrating,
             "humans": sorted(self.virtual.players.humans) if self.virtual else [],
             "state": referee.view if referee else None,
             "referee": referee.referee_state() if referee else None,
