@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 import tty
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -211,7 +212,8 @@ class VirtualBoard:
                 "MICROPYPATH": module_path(),
                 "BOSUN_BOARD_FEED": f"127.0.0.1:{self._listener.getsockname()[1]}",
                 "BOSUN_BOARD_RESET_CAUSE": str(self._reset_cause),
-                "BOSUN_BOARD_UID": "240ac4" + f"{abs(hash(self.table)) % 0xFFFFFF:06x}",
+                # A MAC-like id, stable per table: the MQTT client id is made from it.
+                "BOSUN_BOARD_UID": f"240ac4{zlib.crc32(self.table.encode()) & 0xFFFFFF:06x}",
             }
         )
         if self.link == "serial":
