@@ -149,11 +149,14 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
         {"action": "place", "at_ms": 4000, "zone": 9, "item": "chest"},
         {"action": "fall", "at_ms": 5600, "pieces": [[6, "crate"]]},
         {"action": "place", "at_ms": 7000, "zone": 4, "item": "boat"},
+        {"action": "shift", "at_ms": 8500, "zone": 9, "item": "chest", "to": 3},
     ]
     source = ShipSource(ship, script)
     with VirtualBoard(TABLE, mosquitto.url, source) as board:
         host.wait_for(lambda: source.script_done and ship.settled)
-        host.wait_for(lambda: len(host.events("place")) >= 4 and host.events("fall"))
+        host.wait_for(
+            lambda: len(host.events("place")) >= 4 and host.events("fall") and host.events("shift")
+        )
         boot = host.status()["boot"]
         # Let the loop run past everything, then check the broker saw no duplicates.
         board.wait_for(lambda: board.rows_used > board.rows_sent - board.window - 1)
@@ -168,6 +171,9 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
     (true_fall,) = [r for r in truth if r["type"] == "fall"]
     assert fall["zones"] == true_fall["zones"] and fall["items"] == ["crate"]
     assert grams_close(fall["grams"], true_fall["grams"])
+    (shift,) = host.events("shift")
+    (true_shift,) = [r for r in truth if r["type"] == "shift"]
+    assert (shift["from"], shift["to"]) == (true_shift["from"], true_shift["to"]) == (9, 3)
     (land,) = host.events("land")  # the crate hit the mat: the piezo IRQ timed it to the ms
     assert fall["t_ms"] < land["impact_ms"] <= land["decided_ms"]
     weights = protocol.check_weights(host.of(protocol.WEIGHTS)[-1])
