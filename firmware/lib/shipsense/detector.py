@@ -489,7 +489,7 @@ class Detector:
             if self.peak >= PLACE_MIN_G:
                 self._area_open = False  # the load has arrived: later hands are not loading
             if self.dropping_k is not None:
-                if d < 0.5 * PLACE_MIN_G and self.plateau is not None:
+                if self.plateau is not None and d < PLACE_MIN_G:
                     # it settled back at the old level: the piece itself tipped off
                     level = self.plateau[0]
                     onset = self.dropping_k
