@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import paho.mqtt.client as mqtt
 
+from bosun.bus.mqtt import send_without_delay
 from bosun.service import Service, ServiceOptions
 
 
@@ -81,6 +82,7 @@ class BrokerShip:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
         self.client.will_set(self.topic("ship/status"), b'{"online":false}', qos=1, retain=True)
         self.client.on_message = lambda _c, _u, m: self.commands.put(json.loads(m.payload))
+        self.client.on_connect = lambda client, *_: send_without_delay(client)
         self.client.connect(broker_host, broker_port, keepalive=5)
         self.client.subscribe(self.topic("ship/cmd"), qos=1)
         self.client.loop_start()

@@ -85,6 +85,7 @@ class MosquittoBroker:
             "allow_anonymous true\n"
             "persistence false\n"
             "max_packet_size 1048576\n"
+            "set_tcp_nodelay true\n"  # small MQTT packets must not wait for delayed ACKs
             f"log_dest file {self.log_path}\n"
             "log_type error\nlog_type warning\nlog_type notice\n"
         )

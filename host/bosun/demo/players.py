@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import paho.mqtt.client as mqtt
 
+from bosun.bus.mqtt import send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ class VirtualTablePlayers:
         self._next_hand_ms = 0.0
         self._task: asyncio.Task | None = None
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
-        self.client.on_connect = lambda c, *_: c.subscribe(f"bosun/{table_id}/game/#", qos=1)
+        self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self._broker = broker
 
@@ -122,6 +123,10 @@ class VirtualTablePlayers:
         self.client.disconnect()
         self.client.loop_stop()
         await self.http.aclose()
+
+    def _on_connect(self, client, *_: object) -> None:
+        send_without_delay(client)
+        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
 
     def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
         try:
