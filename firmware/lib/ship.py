@@ -323,9 +323,13 @@ class Ship:
         idle_us = 0
         timed_out = False
         timeout_us = READY_TIMEOUT_PERIODS * self.period_us
-        while not bus.ready():
+        # With every amplifier faulted there is no ready signal left: keep time by the clock.
+        by_clock = self.cells.active_mask == 0
+        while by_clock or not bus.ready():
             t0 = ticks_us()
             since_ready = ticks_diff(t0, self._last_ready_us)
+            if by_clock and since_ready >= self.period_us:
+                break
             if since_ready > timeout_us:
                 timed_out = True
                 break
