@@ -14,7 +14,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "installing bosun and its test tools into $(VENV) ..."
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]' \
+	  > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
 	@touch $(STAMP)
 
 system-packages:

@@ -107,4 +107,3 @@ def save_table_items(path: Path, table_id: str, items: dict[str, float]) -> None
     else:
         raise TableConfigError(f"{path}: no table {table_id!r}")
     path.write_text(tomlkit.dumps(document), encoding="utf-8")
-

@@ -310,3 +310,14 @@ def test_a_leaving_that_comes_to_nothing_restores_the_prompt():
     out = t.on_ship_event({"type": "stay", "grams": 1.0}, 700)
     assert kinds(out, fx.LED)[-1]["show"] == "countdown"
     assert actions(t.on_timer(3100)) == [{"type": "end_turn", "player": "bob"}]
+
+
+def test_rr13_the_piezo_counts_a_bounce_beside_a_landing():
+    t = table(settle_s=3)
+    barrel_then_rat(t)
+    t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4000)
+    t.on_ship_event({"type": "land", "grams": W["rat"], "bounced": False, "impacts": 2}, 4200)
+    out = t.on_timer(4000 + FALL_EPISODE_MS)
+    assert actions(out) == [
+        {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
+    ]

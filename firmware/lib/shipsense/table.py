@@ -50,6 +50,7 @@ class TableSense:
         self.hit_k = None  # a piezo hit waiting for the mat to speak
         self.hit_t = 0
         self.held_hit_t = None  # a hit during a possible fall, waiting for the ship's verdict
+        self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         self.k = -1
 
     def sigma(self):
@@ -64,7 +65,9 @@ class TableSense:
             self.last_impact = impact
             if rising:
                 if self.uses_mat and table_g is not None:
-                    if self.hit_k is None:
+                    if self.active:
+                        self.episode_hits += 1
+                    elif self.hit_k is None:
                         self.hit_k = k
                         self.hit_t = t
                 else:
@@ -120,8 +123,10 @@ class TableSense:
                 self.active = True
                 self.onset_k = k
                 self.onset_t = t
+                self.episode_hits = 0
                 if self.hit_k is not None and k - self.hit_k <= self.piezo_wait_n:
                     self.onset_t = self.hit_t
+                    self.episode_hits = 1
                 self.hit_k = None
                 self.peak = change if change > 0 else 0.0
                 self.trough = change if change < 0 else 0.0
@@ -168,18 +173,30 @@ class TableSense:
 
     def _end_episode(self, net, t, fall_context):
         onset_t = self.onset_t
+        event = None
         if net >= LAND_MIN_G:
-            return {
+            event = {
                 "type": "land",
                 "t_ms": onset_t,
                 "decided_ms": t,
                 "grams": _grams(net),
                 "bounced": False,
             }
-        if net <= -LAND_MIN_G:
+        elif net <= -LAND_MIN_G:
             return {"type": "collect", "t_ms": onset_t, "decided_ms": t, "grams": _grams(-net)}
-        if self.in_fall or fall_context > 0:
-            return {"type": "land", "t_ms": onset_t, "decided_ms": t, "grams": 0.0, "bounced": True}
+        elif self.in_fall or fall_context > 0:
+            event = {
+                "type": "land",
+                "t_ms": onset_t,
+                "decided_ms": t,
+                "grams": 0.0,
+                "bounced": True,
+            }
+        if event is not None:
+            if self.uses_piezo:
+                # how many pieces struck the table: those that stayed and those that bounced off
+                event["impacts"] = self.episode_hits
+            return event
         swing = self.peak if self.peak > -self.trough else -self.trough
         return {"type": "knock", "t_ms": onset_t, "decided_ms": t, "grams": _grams(swing)}
 

@@ -64,8 +64,9 @@ class FallEpisode:
     left_g: float = 0.0
     zones: set[int] = field(default_factory=set)
     landed_g: float = 0.0
-    impacts: int = 0
-    bounces: int = 0
+    impacts: int = 0  # land events heard
+    bounces: int = 0  # land events that say a piece bounced off the mat
+    struck: int | None = None  # pieces the piezo felt hit the table, when it reports them
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -238,6 +239,8 @@ class RiffRaffTable:
             self.episode.bounces += 1  # it reached the table, then left the mat again
         elif isinstance(grams, (int, float)):
             self.episode.landed_g += float(grams)
+        if isinstance(event.get("impacts"), int):
+            self.episode.struck = (self.episode.struck or 0) + event["impacts"]
         self.episode.impacts += 1
         return []
 
@@ -348,9 +351,14 @@ class RiffRaffTable:
             rest = list(pieces)
             for item in stayed:
                 rest.remove(item)
-            # a bounce tells that a piece reached the table, not which: the heaviest first
+            # Pieces that struck the table but are not on the mat bounced off it: the piezo
+            # counts strikes, the mat only says "something bounced". Which of the rest
+            # bounced is not known from weight: the heaviest first, and people confirm.
+            bounced_count = episode.bounces
+            if episode.struck is not None:
+                bounced_count = max(bounced_count, episode.struck - len(stayed))
             rest.sort(key=lambda i: -self.item_grams[i])
-            bounced, caught = rest[: episode.bounces], rest[episode.bounces :]
+            bounced, caught = rest[:bounced_count], rest[bounced_count:]
             guessed = bool(bounced) and bool(caught)
             return sorted(stayed + bounced), sorted(caught), "guessed" if guessed else "weighed"
         if sensor == "piezo":
