@@ -160,3 +160,16 @@ def test_a_gap_in_the_events_is_asked_for_again_and_filled(service, ship):
     assert snapshot["state"]["ship"]["8"] == ["barrel"]  # bob's, refereed first
     assert snapshot["state"]["ship"]["5"] == ["rat"]  # then cy's, in the ship's order
     assert snapshot["referee"]["flags"] == []
+
+
+def test_a_rebooted_ship_is_told_again_what_to_light_and_stream(service, ship, mosquitto):
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    assert ship.next_led(show="prompt")["zone"] == 8
+    ship.close()
+    rebooted = BrokerShip(mosquitto.host, mosquitto.port, "t1", boot="b2")
+    commands = [rebooted.commands.get(timeout=5) for _ in range(2)]
+    assert {"cmd": "trace", "on": True}.items() <= commands[0].items()
+    assert commands[1]["cmd"] == "led" and commands[1]["zone"] == 8
+    rebooted.close()

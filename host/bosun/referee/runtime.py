@@ -254,9 +254,12 @@ class TableRuntime:
 
     def _on_status(self, status: dict[str, Any]) -> None:
         online = bool(status["online"])
-        came_online = online and not self.ship["online"]
+        previous = self.ship["status"] or {}
+        # A birth: the ship (re)connected. It keeps no commands across a reconnect (clean
+        # session), so it is told again what to stream and what to light.
+        birth = online and (not self.ship["online"] or status.get("boot") != previous.get("boot"))
         self.ship.update(online=online, status=status, seen_ms=self.clock.now_ms())
-        if came_online and self.config.trace:
+        if birth and self.config.trace:
             self.send_command({"cmd": "trace", "on": True})
         if self.referee is None:
             self.notify()
@@ -266,6 +269,8 @@ class TableRuntime:
                 "status", {"online": online}, lambda now: self.referee.on_status(online, now)
             )
         else:
+            if birth:
+                self._emit(self.referee.prompt(force=True, now_ms=self.clock.now_ms()))
             self.notify()
 
     def _ask_for_gaps(self) -> None:
