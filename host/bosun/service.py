@@ -34,6 +34,7 @@ class ServiceOptions:
     http_port: int = 8000
     time_scale: float = 1.0
     operator_key: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    tables_file: str | None = None  # where the calibration wizard saves item weights
 
 
 class Service:
@@ -106,7 +107,12 @@ class Service:
     async def _start_http(self) -> None:
         from bosun.web.app import create_app
 
-        app = create_app(self.tables, self.options.operator_key)
+        app = create_app(
+            self.tables,
+            self.options.operator_key,
+            store=self._store,
+            tables_file=self.options.tables_file,
+        )
         port = self.options.http_port or free_port(self.options.http_host)
         config = uvicorn.Config(
             app,

@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     except TableConfigError as why:
         console.print(f"[red]bosun run:[/] {why}")
         return 2
+    tables_file = args.tables or (DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None)
     options = ServiceOptions(
         tables=tables,
         db_url=args.db or default_db_url(),
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         http_host=args.host,
         http_port=args.port,
         operator_key=operator_key(),
+        tables_file=str(tables_file) if tables_file and tables else None,
     )
     if not 0 <= args.demo <= 20:
         console.print("[red]bosun run:[/] --demo takes 1 to 20 virtual tables")

@@ -19,15 +19,9 @@ from sse_starlette.sse import EventSourceResponse
 
 from bosun.games import Rejected
 from bosun.referee.runtime import TableRuntime
+from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
 
-MAX_BODY_BYTES = 16 * 1024
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+__all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream", "summary"]
 
 
 def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
@@ -56,18 +50,6 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
         given = request.headers.get("x-bosun-key") or request.query_params.get("key") or ""
         if not secrets.compare_digest(given.encode(), operator_key.encode()):
             raise ApiError(403, "this needs the operator key printed by `bosun run`")
-
-    async def json_body(request: Request) -> dict[str, Any]:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
-        try:
-            value = json.loads(body or b"{}")
-        except (ValueError, RecursionError):
-            raise ApiError(400, "the request body is not JSON") from None
-        if not isinstance(value, dict):
-            raise ApiError(400, "the request body must be a JSON object")
-        return value
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
@@ -167,7 +149,14 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
     async def seat_stream(token: str, request: Request) -> EventSourceResponse:
         runtime, player = seat(token)
         return EventSourceResponse(
-            stream(runtime, request, lambda: runtime.player_snapshot(player)), ping=15
+            stream(
+                runtime,
+                request,
+                lambda: runtime.player_snapshot(player),
+                # a new game gives new seat links: this one no longer opens the seat
+                valid=lambda: runtime.seat_of(token) == player,
+            ),
+            ping=15,
         )
 
     return app
@@ -187,9 +176,16 @@ def summary(runtime: TableRuntime) -> dict[str, Any]:
 
 
 async def stream(
-    runtime: TableRuntime, request: Request, build: Callable[[], dict[str, Any]]
+    runtime: TableRuntime,
+    request: Request,
+    build: Callable[[], dict[str, Any]],
+    valid: Callable[[], bool] | None = None,
 ) -> AsyncIterator[dict[str, str]]:
-    """Send the snapshot now and again after every change; drop stale ones under load."""
+    """Send the snapshot now and again after every change; drop stale ones under load.
+
+    With `valid`, the stream ends with an `ended` event once it returns False (a seat link
+    of a finished game must not show that seat's next game).
+    """
     changed = asyncio.Event()
 
     def listener(_runtime: TableRuntime) -> None:
@@ -204,6 +200,10 @@ async def stream(
             except TimeoutError:
                 continue
             changed.clear()
+            if valid is not None and not valid():
+                message = "this seat link belongs to a finished game"
+                yield {"event": "ended", "data": json.dumps({"error": message})}
+                return
             yield {"event": "snapshot", "data": json.dumps(build())}
     finally:
         runtime.listeners.discard(listener)

@@ -1,12 +1,46 @@
-"""The web application `bosun run` serves: the API now, the pages with the dashboard."""
+"""The web application `bosun run` serves: the API, the pages and their static assets.
+
+Everything is served from here (no CDN): the vendored uPlot, the scripts, the styles; QR
+codes are drawn on the server.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from bosun.referee.runtime import TableRuntime
 from bosun.web.api import create_api
+from bosun.web.calibration import CalibrationDesk, create_calibration_api
+from bosun.web.context import WebContext
+from bosun.web.history import GameArchive, create_history_api
+from bosun.web.pages import create_pages
+from bosun.web.seats import create_seats_api
+from bosun.web.stats import create_stats_api
+
+STATIC = Path(__file__).parent / "static"
 
 
-def create_app(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
-    return create_api(tables, operator_key)
+def create_app(
+    tables: dict[str, TableRuntime],
+    operator_key: str,
+    store=None,
+    tables_file: str | Path | None = None,
+) -> FastAPI:
+    """The whole web app; `store` defaults to the tables' store, `tables_file` is where the
+    calibration wizard writes item weights of configured tables (None: kept in memory)."""
+    app = create_api(tables, operator_key)
+    path = Path(tables_file) if tables_file else None
+    ctx = WebContext(tables, operator_key, store_given=store, tables_file=path)
+    archive = GameArchive(ctx)
+    app.state.web = ctx
+    app.state.calibration = CalibrationDesk(ctx)
+    app.include_router(create_seats_api(ctx))
+    app.include_router(create_history_api(ctx, archive))
+    app.include_router(create_stats_api(archive))
+    app.include_router(create_calibration_api(ctx, app.state.calibration))
+    app.include_router(create_pages(ctx))
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

@@ -1,0 +1,361 @@
+"""The table setup and calibration wizard: tare, a known weight on each zone, each item weighed.
+
+The wizard sends the ship's own commands (`tare`, `calibrate`, `weigh`; shipsense.protocol)
+and shows their results and the live readings. While it runs the table's ship events are
+logged but not refereed (`TableRuntime.calibrating`), and at a virtual table the bots keep
+their hands off. Finishing stores the measured item weights with the table: in the tables
+file for a configured table (`bosun.tables.save_table_items`), in memory for a virtual one,
+and in both cases in the table's configuration and the running referee (`item_grams`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sse_starlette.sse import EventSourceResponse
+
+from bosun.games.riffraff import ITEMS
+from bosun.referee.runtime import TableRuntime
+from bosun.sim.params import ITEM_GRAMS
+from bosun.tables import TableConfigError, save_table_items
+from bosun.web.api import stream
+from bosun.web.context import ApiError, WebContext, json_body, number, whole
+from shipsense import protocol
+
+log = logging.getLogger(__name__)
+
+COMMAND_TIMEOUT_S = 10.0  # real seconds for the ship to answer a measuring command
+MAX_KNOWN_G = 5000.0
+MAX_PIECES_WEIGHED = 4
+MIN_ITEM_G, MAX_ITEM_G = 0.2, 1000.0
+
+
+class CalibrationSession:
+    """One table's wizard: what has been measured, what the ship is measuring now."""
+
+    def __init__(self, ctx: WebContext, runtime: TableRuntime) -> None:
+        self.ctx = ctx
+        self.runtime = runtime
+        self.active = False
+        self.tared: dict[str, Any] | None = None
+        self.zones: dict[str, dict[str, Any]] = {}
+        self.items: dict[str, float] = {}
+        self.pending: dict[str, Any] | None = None
+        self.message: dict[str, str] | None = None
+        self.saved: dict[str, Any] | None = None
+        self._held_humans: set[str] | None = None
+        self._timeout: asyncio.TimerHandle | None = None
+
+    @property
+    def has_mat(self) -> bool:
+        return self.runtime.config.table_sensor in ("mat", "both")
+
+    def _node(self):
+        virtual = self.runtime.virtual
+        return virtual.node if virtual is not None else None
+
+    def public(self) -> dict[str, Any]:
+        node = self._node()
+        state = self.runtime.referee.view if self.runtime.referee else None
+        return {
+            "table": self.runtime.config.id,
+            "active": self.active,
+            "virtual": node is not None,
+            "has_mat": self.has_mat,
+            "zones_to_calibrate": [str(z) for z in range(1, 11)]
+            + (["mat"] if self.has_mat else []),
+            "items_to_weigh": list(ITEMS),
+            "tared": self.tared,
+            "zones": self.zones,
+            "items": self.items,
+            "table_items": {**ITEM_GRAMS, **self.runtime.config.items},
+            "pending": self.pending,
+            "message": self.message,
+            "saved": self.saved,
+            "hands": node.hands() if node is not None else None,
+            "game_running": bool(state and state["phase"] != "over"),
+            "ship": {
+                "online": self.runtime.ship["online"],
+                "weights": self.runtime.weights,
+            },
+        }
+
+    # -- the wizard's steps ------------------------------------------------------------------
+
+    def start(self) -> None:
+        runtime = self.runtime
+        if self.active:
+            return
+        self.active = True
+        self.tared, self.zones, self.items, self.saved = None, {}, {}, None
+        self.message = {"level": "info", "text": "calibrating: the referee ignores the ship"}
+        runtime.calibrating = True
+        if runtime.virtual is not None:  # the bots keep their hands off the ship meanwhile
+            players = runtime.virtual.players
+            self._held_humans = set(players.humans)
+            for name in runtime.config.player_names:
+                runtime.virtual.claim(name, True)
+        runtime.listeners.add(self._on_change)
+        runtime.notify()
+
+    def _require_active(self) -> None:
+        if not self.active:
+            raise ApiError(409, "start the calibration first")
+
+    def _send(self, command: dict[str, Any], label: str) -> dict[str, Any]:
+        self._require_active()
+        if not self.runtime.ship["online"]:
+            raise ApiError(409, "the ship is offline: it cannot measure")
+        if self.pending is not None:
+            raise ApiError(409, f"the ship is still measuring ({self.pending['label']}); wait")
+        try:
+            command_id = self.runtime.send_command(command)
+        except protocol.CommandError as why:
+            raise ApiError(400, str(why)) from None
+        self.pending = {"id": command_id, "cmd": command["cmd"], "label": label, **command}
+        self.message = {"level": "info", "text": f"measuring: {label} ..."}
+        loop = asyncio.get_running_loop()
+        self._timeout = loop.call_later(COMMAND_TIMEOUT_S, self._timed_out, command_id)
+        self.runtime.notify()
+        return self.public()
+
+    def tare(self) -> dict[str, Any]:
+        return self._send({"cmd": "tare"}, "taring the empty ship")
+
+    def calibrate_zone(self, zone: int | str, grams: float) -> dict[str, Any]:
+        where = "the mat" if zone == "mat" else f"zone {zone}"
+        return self._send(
+            {"cmd": "calibrate", "zone": zone, "grams": grams}, f"{grams:g} g on {where}"
+        )
+
+    def weigh_item(self, item: str, zone: int, count: int) -> dict[str, Any]:
+        pieces = f"{count} {item} pieces" if count > 1 else f"a {item}"
+        command = {"cmd": "weigh", "item": item, "zone": zone}
+        if count > 1:
+            command["count"] = count
+        return self._send(command, f"weighing {pieces} on zone {zone}")
+
+    def _on_change(self, _runtime: TableRuntime) -> None:
+        pending = self.pending
+        if pending is None:
+            return
+        result = self.runtime.results.get(pending["id"])
+        if result is None:
+            return
+        self.pending = None
+        if self._timeout is not None:
+            self._timeout.cancel()
+            self._timeout = None
+        if not result["ok"]:
+            self.message = {"level": "error", "text": f"the ship refused: {result.get('error')}"}
+            return
+        if pending["cmd"] == "tare":
+            self.tared = {"at_ms": self.runtime.clock.now_ms(), "counts": result.get("tare")}
+            self.message = {"level": "ok", "text": "tared: every zone reads 0 g when empty"}
+        elif pending["cmd"] == "calibrate":
+            zone = str(pending["zone"])
+            self.zones[zone] = {
+                "grams": pending["grams"],
+                "counts_per_g": result.get("counts_per_g"),
+                "at_ms": self.runtime.clock.now_ms(),
+            }
+            where = "the mat" if zone == "mat" else f"zone {zone}"
+            self.message = {"level": "ok", "text": f"{where} calibrated"}
+        elif pending["cmd"] == "weigh":
+            grams = result.get("grams")
+            if not isinstance(grams, (int, float)) or not MIN_ITEM_G <= grams <= MAX_ITEM_G:
+                self.message = {"level": "error", "text": f"the ship weighed {grams!r}: not kept"}
+                return
+            self.items[pending["item"]] = round(float(grams), 2)
+            self.message = {"level": "ok", "text": f"{pending['item']}: {grams:.2f} g"}
+
+    def _timed_out(self, command_id: str) -> None:
+        if self.pending is not None and self.pending["id"] == command_id:
+            self.pending = None
+            self.message = {
+                "level": "error",
+                "text": f"the ship did not answer within {COMMAND_TIMEOUT_S:g} s: is it online?",
+            }
+            self.runtime.notify()
+
+    # -- the virtual ship's hands --------------------------------------------------------------
+
+    def hands(self, body: dict[str, Any]) -> dict[str, Any]:
+        self._require_active()
+        node = self._node()
+        if node is None:
+            raise ApiError(409, "this table has a real ship: use your hands")
+        do = body.get("do")
+        try:
+            if do == "clear":
+                node.clear_ship()
+            elif do == "weight":
+                node.put_weight(
+                    zone_of(body.get("zone")), number(body.get("grams"), "grams", 1, MAX_KNOWN_G)
+                )
+            elif do == "piece":
+                item = item_of(body.get("item"))
+                count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
+                node.put_piece(zone_of(body.get("zone"), mat=False), item, count)
+            elif do == "take":
+                node.take_off(zone_of(body.get("zone")))
+            else:
+                raise ApiError(400, "do must be 'clear', 'weight', 'piece' or 'take'")
+        except ValueError as why:
+            raise ApiError(409, str(why)) from None
+        self.runtime.notify()
+        return self.public()
+
+    # -- the end -------------------------------------------------------------------------------
+
+    def finish(self, save: bool, new_game: bool) -> dict[str, Any]:
+        self._require_active()
+        if self.pending is not None:
+            raise ApiError(409, "the ship is still measuring; wait for it")
+        runtime = self.runtime
+        if save and self.items:
+            self.saved = self._store_items(dict(self.items))
+        self._end()
+        if new_game:
+            runtime.start_game()
+        return self.public()
+
+    def cancel(self) -> dict[str, Any]:
+        self._require_active()
+        self.message = {"level": "info", "text": "calibration cancelled: nothing was stored"}
+        self._end()
+        return self.public()
+
+    def _end(self) -> None:
+        runtime = self.runtime
+        self.active = False
+        self.pending = None
+        if self._timeout is not None:
+            self._timeout.cancel()
+            self._timeout = None
+        runtime.calibrating = False
+        runtime.listeners.discard(self._on_change)
+        if runtime.virtual is not None and self._held_humans is not None:
+            for name in runtime.config.player_names:
+                runtime.virtual.claim(name, name in self._held_humans)
+        self._held_humans = None
+        runtime.notify()
+
+    def _store_items(self, measured: dict[str, float]) -> dict[str, Any]:
+        """Item weights into the table's configuration, the referee and (if any) the file."""
+        runtime = self.runtime
+        merged = {**runtime.config.items, **measured}
+        runtime.config = runtime.config.model_copy(update={"items": merged})
+        if runtime.referee is not None:
+            runtime.referee.item_grams.update(measured)
+        where, problem = "this service's memory (a virtual table)", None
+        path = self.ctx.tables_file
+        if not runtime.config.demo:
+            if path is None:
+                where = "this service's memory: it was started without a tables file"
+            else:
+                try:
+                    save_table_items(path, runtime.config.id, merged)
+                    where = f"the tables file {path}"
+                except (TableConfigError, OSError) as why:
+                    problem = f"could not write {path}: {why}"
+                    log.warning("table %s: %s", runtime.config.id, problem)
+        text = f"item weights stored in {where}; the referee uses them now"
+        self.message = {"level": "error" if problem else "ok", "text": problem or text}
+        return {"items": merged, "where": where, "problem": problem}
+
+
+def zone_of(value: Any, mat: bool = True) -> int | str:
+    if mat and value == "mat":
+        return "mat"
+    return whole(value, "zone", 1, 10)
+
+
+def item_of(value: Any) -> str:
+    if value not in ITEMS:
+        raise ApiError(400, f"item must be one of {', '.join(ITEMS)} (RR2)")
+    return value
+
+
+class CalibrationDesk:
+    """The wizard sessions of all tables (one each, made when first asked for)."""
+
+    def __init__(self, ctx: WebContext) -> None:
+        self.ctx = ctx
+        self.sessions: dict[str, CalibrationSession] = {}
+
+    def session(self, table_id: str) -> CalibrationSession:
+        runtime = self.ctx.table(table_id)
+        session = self.sessions.get(table_id)
+        if session is None or session.runtime is not runtime:
+            session = self.sessions[table_id] = CalibrationSession(self.ctx, runtime)
+        return session
+
+
+def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
+    router = APIRouter(prefix="/api/tables/{table_id}/calibration")
+
+    def session(table_id: str, request: Request) -> CalibrationSession:
+        ctx.require_operator(request)
+        return desk.session(table_id)
+
+    @router.get("")
+    async def calibration_state(table_id: str, request: Request) -> dict[str, Any]:
+        return session(table_id, request).public()
+
+    @router.get("/stream")
+    async def calibration_stream(table_id: str, request: Request) -> EventSourceResponse:
+        wizard = session(table_id, request)
+        return EventSourceResponse(stream(wizard.runtime, request, wizard.public), ping=15)
+
+    @router.post("/start")
+    async def calibration_start(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        wizard.start()
+        return wizard.public()
+
+    @router.post("/tare")
+    async def calibration_tare(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        await json_body(request)
+        return wizard.tare()
+
+    @router.post("/zone")
+    async def calibration_zone(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        body = await json_body(request)
+        zone = zone_of(body.get("zone"), mat=wizard.has_mat)
+        grams = number(body.get("grams"), "grams (the known weight)", 1, MAX_KNOWN_G)
+        return wizard.calibrate_zone(zone, grams)
+
+    @router.post("/item")
+    async def calibration_item(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        body = await json_body(request)
+        item = item_of(body.get("item"))
+        zone = zone_of(body.get("zone", 1), mat=False)
+        count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
+        return wizard.weigh_item(item, zone, count)
+
+    @router.post("/hands")
+    async def calibration_hands(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        return wizard.hands(await json_body(request))
+
+    @router.post("/finish")
+    async def calibration_finish(table_id: str, request: Request) -> dict[str, Any]:
+        wizard = session(table_id, request)
+        body = await json_body(request)
+        save, new_game = body.get("save", True), body.get("new_game", False)
+        if not isinstance(save, bool) or not isinstance(new_game, bool):
+            raise ApiError(400, "save and new_game must be true or false")
+        return wizard.finish(save, new_game)
+
+    @router.post("/cancel")
+    async def calibration_cancel(table_id: str, request: Request) -> dict[str, Any]:
+        return session(table_id, request).cancel()
+
+    return router

@@ -1,0 +1,407 @@
+"""Past and running games from the store: summaries, the timeline of turns, sensor moments.
+
+A game's effective actions are replayed through a fresh `Match`, each with the wall-clock
+`at_ms` of its log entry, to find rounds, turns, loads and falls. Ship time (`t_ms`, what
+traces are indexed by) is related to wall-clock time through the "ship_event" entries, which
+carry both: a load is the `place` event that caused it, a fall the `fall` events before it.
+
+Secrets: a card chosen and not yet revealed (RR4) is in the log of a running game. Nothing
+here hands one out: such card actions are shown as hidden, and the JSONL export of a
+running game needs the operator key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse
+
+from bosun.games import Rejected
+from bosun.games.match import Match, dump_log_line
+from bosun.store import GameRow, StoreError, UnknownGame, effective_actions
+from bosun.web.context import ApiError, WebContext, number
+from shipsense.protocol import TRACE_COLUMNS
+
+INPUT_KINDS = ("ship_event", "input", "tick", "status")
+LOG_KINDS = (*INPUT_KINDS, "action", "undo", "flag")
+# Sensor plots: this much ship time around a placement, before and after a fall.
+LOAD_BEFORE_MS, LOAD_AFTER_MS = 1500.0, 1500.0
+FALL_BEFORE_MS, FALL_AFTER_MS = 1000.0, 2500.0
+MAX_TRACE_SPAN_MS = 30_000.0
+MAX_GAMES_LISTED = 300
+
+
+@dataclass
+class Turn:
+    """One player's turn as it happened: when, where, what was loaded and what fell."""
+
+    round: int
+    player: str
+    zone: int
+    card: int | None
+    start_ms: int
+    end_ms: int | None = None
+    announced: int | None = None
+    loads: list[dict[str, Any]] = field(default_factory=list)
+    falls: list[dict[str, Any]] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "player": self.player,
+            "zone": self.zone,
+            "card": self.card,
+            "start_ms": self.start_ms,
+            "end_ms": self.end_ms,
+            "length_ms": None if self.end_ms is None else self.end_ms - self.start_ms,
+            "announced": self.announced,
+            "loads": self.loads,
+            "falls": self.falls,
+        }
+
+
+@dataclass
+class ReplayedGame:
+    """A game's effective log replayed: final view, turns, rounds' cards, falls, notes."""
+
+    game: str
+    view: dict[str, Any] | None
+    turns: list[Turn]
+    rounds: list[dict[str, Any]]
+    falls: list[dict[str, Any]]  # every fall with the zones it came from
+    events: list[dict[str, Any]]  # other things worth a line: decisions, undos, flags
+    actions: int
+
+
+def _ship_diff(before: dict[str, list[str]], after: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Pieces per zone that were aboard before and are gone after (a fall)."""
+    gone: dict[str, list[str]] = {}
+    for zone, items in before.items():
+        remaining = Counter(after.get(zone, []))
+        lost = []
+        for item in items:
+            if remaining[item]:
+                remaining[item] -= 1
+            else:
+                lost.append(item)
+        if lost:
+            gone[zone] = lost
+    return gone
+
+
+def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> ReplayedGame:
+    """Replay `(at_ms, action)` pairs (the effective log, setup first)."""
+    match = Match()
+    turns: list[Turn] = []
+    rounds: dict[tuple[int, int], dict[str, Any]] = {}
+    falls: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    unrevealed: list[dict[str, Any]] = []  # card lines of the round still being chosen
+    open_turn: Turn | None = None
+    game = actions[0][1].get("game", "?") if actions else "?"
+    for at_ms, action in actions:
+        before = match.view()
+        try:
+            match.submit(action)
+        except Rejected as why:  # a stored log always replays; say so if it ever does not
+            events.append({"at_ms": at_ms, "kind": "error", "text": f"refused on replay: {why}"})
+            continue
+        after = match.view()
+        if game != "riffraff" or before is None:
+            continue
+        kind = action.get("type")
+        key = (after["cycle"], after["round"]) if kind == "card" else None
+        if kind == "card":
+            line = {"at_ms": at_ms, "player": action["player"], "value": action["value"]}
+            entry = rounds.setdefault(key, {"round": after["round"], "cycle": after["cycle"]})
+            entry.setdefault("cards", []).append(line)
+            unrevealed.append(line)
+            if after["phase"] != "choose":
+                unrevealed.clear()  # RR4: the last card reveals them all
+                entry["revealed_ms"] = at_ms
+        elif kind in ("captain", "next"):
+            what = "chose the captain" if kind == "captain" else "chose who goes next"
+            text = f"{action['by']} {what}: {action['player']}"
+            events.append({"at_ms": at_ms, "kind": kind, "text": text, "round": after["round"]})
+        elif kind == "announce" and open_turn is not None:
+            open_turn.announced = action["pieces"]
+        elif kind == "load" and open_turn is not None:
+            open_turn.loads.append({"at_ms": at_ms, "item": action["item"], "zone": action["zone"]})
+        elif kind == "fall":
+            gone = _ship_diff(before["ship"], after["ship"])
+            fall = {
+                "at_ms": at_ms,
+                "player": action["player"],
+                "fallen": list(action["fallen"]),
+                "caught": list(action["caught"]),
+                "zones": gone,
+                "round": before["round"],
+            }
+            falls.append(fall)
+            target = (
+                open_turn if open_turn is not None and open_turn.player == fall["player"] else None
+            )
+            if target is None and turns and turns[-1].player == fall["player"]:
+                target = turns[-1]  # RR14: after the turn, still the last player's
+            if target is not None:
+                target.falls.append(fall)
+        if before["turn"] != after["turn"] or (open_turn and after["phase"] == "over"):
+            if open_turn is not None and open_turn.end_ms is None:
+                open_turn.end_ms = at_ms
+                open_turn = None
+            if after["turn"] is not None:
+                player = after["turn"]
+                open_turn = Turn(
+                    round=after["round"],
+                    player=player,
+                    zone=after["target_zone"],
+                    card=after["players"][player]["card"],
+                    start_ms=at_ms,
+                )
+                turns.append(open_turn)
+    if running:
+        for line in unrevealed:  # RR4: nobody sees a card before the reveal
+            line["value"] = None
+            line["hidden"] = True
+    view = match.view()
+    ordered_rounds = [rounds[k] for k in sorted(rounds)]
+    return ReplayedGame(game, view, turns, ordered_rounds, falls, events, len(actions))
+
+
+# -- reading the store -----------------------------------------------------------------------
+
+
+def timed_actions(store, row: GameRow) -> tuple[list[tuple[int, dict]], list]:
+    """The game's effective actions with their wall-clock times, and all its log entries."""
+    entries = store.entries(row.table_id, game_id=row.game_id, kinds=LOG_KINDS)
+    at_by_id = {e.id: e.at_ms for e in entries}
+    rows = ((e.id, e.kind, e.payload) for e in entries if e.kind in ("action", "undo"))
+    return [(at_by_id[i], payload) for i, payload in effective_actions(rows)], entries
+
+
+def summarise(row: GameRow, replayed: ReplayedGame) -> dict[str, Any]:
+    view = replayed.view or {}
+    end_ms = row.ended_at_ms
+    return {
+        **row.public(),
+        "winners": None if row.winners is None else list(row.winners),
+        "abandoned": row.winners is not None and not row.winners,
+        "length_ms": None if end_ms is None else end_ms - row.started_at_ms,
+        "rounds": view.get("round"),
+        "phase": view.get("phase"),
+        "falls": len(replayed.falls),
+        "pieces_fallen": sum(len(f["fallen"]) + len(f["caught"]) for f in replayed.falls),
+        "turns": len(replayed.turns),
+    }
+
+
+class GameArchive:
+    """Replays games from the store on demand; finished games are kept, they never change."""
+
+    def __init__(self, ctx: WebContext) -> None:
+        self.ctx = ctx
+        self._finished: dict[str, tuple[ReplayedGame, list]] = {}
+
+    def replayed(self, row: GameRow) -> tuple[ReplayedGame, list]:
+        cached = self._finished.get(row.game_id)
+        if cached is not None:
+            return cached
+        actions, entries = timed_actions(self.ctx.store, row)
+        result = (replay_game(actions, running=row.running), entries)
+        if not row.running:
+            self._finished[row.game_id] = result
+            while len(self._finished) > 2000:
+                self._finished.pop(next(iter(self._finished)))
+        return result
+
+    def row(self, game_id: str) -> GameRow:
+        if not isinstance(game_id, str) or not 1 <= len(game_id) <= 64:
+            raise ApiError(404, "no such game")
+        try:
+            return self.ctx.store.game(game_id)
+        except UnknownGame:
+            raise ApiError(404, f"no game {game_id[:64]!r}") from None
+
+    def rows(self, table_id: str | None = None) -> list[GameRow]:
+        try:
+            rows = self.ctx.store.games(table_id=table_id)
+        except StoreError as why:
+            raise ApiError(400, str(why)) from None
+        return rows[-MAX_GAMES_LISTED:][::-1]  # newest first
+
+    def summaries(self, table_id: str | None = None) -> list[dict[str, Any]]:
+        return [summarise(row, self.replayed(row)[0]) for row in self.rows(table_id)]
+
+    def detail(self, game_id: str) -> dict[str, Any]:
+        row = self.row(game_id)
+        replayed, entries = self.replayed(row)
+        moments = sensor_moments(replayed, entries)
+        return {
+            "game": summarise(row, replayed),
+            "state": replayed.view,
+            "rounds": replayed.rounds,
+            "turns": [turn.public() for turn in replayed.turns],
+            "falls": replayed.falls,
+            "events": replayed.events + referee_lines(entries),
+            "moments": moments,
+        }
+
+
+def referee_lines(entries: list) -> list[dict[str, Any]]:
+    """Undos and flags from the log, as timeline lines (their texts hold no secrets)."""
+    lines = []
+    for entry in entries:
+        p = entry.payload
+        if entry.kind == "undo":
+            action = p.get("action", {})
+            text = f"{p.get('by')} undid {action.get('type')} ({p.get('reason')})"
+            lines.append({"at_ms": entry.at_ms, "kind": "undo", "text": text})
+        elif entry.kind == "flag" and p.get("closed"):
+            text = f"{p.get('by')} answered flag {p.get('id')}: {p.get('option')}"
+            lines.append({"at_ms": entry.at_ms, "kind": "answer", "text": text})
+        elif entry.kind == "flag":
+            lines.append({"at_ms": entry.at_ms, "kind": "flag", "text": p.get("text", "")})
+    return lines
+
+
+def sensor_moments(replayed: ReplayedGame, entries: list) -> list[dict[str, Any]]:
+    """For every load and fall: the ship-time window of the trace that shows it."""
+    ship_events = [e for e in entries if e.kind == "ship_event" and isinstance(e.payload, dict)]
+    moments: list[dict[str, Any]] = []
+
+    def ship_time(at_ms: int, types: tuple[str, ...]) -> tuple[str, float, float] | None:
+        """(boot, first t_ms, last t_ms) of the ship events of `types` that led up to `at_ms`."""
+        chosen = [e for e in ship_events if e.at_ms <= at_ms and e.payload.get("type") in types]
+        if not chosen:
+            return None
+        last = chosen[-1]
+        first = last
+        for e in reversed(chosen):  # the same tumble: events close together, one boot
+            if e.boot != last.boot or last.at_ms - e.at_ms > 5000:
+                break
+            first = e
+        if last.at_ms < at_ms - 10_000:  # nothing the ship said explains it (a correction)
+            return None
+        return last.boot, float(first.payload["t_ms"]), float(last.payload["t_ms"])
+
+    for turn in replayed.turns:
+        for load in turn.loads:
+            found = ship_time(load["at_ms"], ("place",))
+            if found:
+                boot, _, t_ms = found
+                moments.append(
+                    {
+                        "kind": "load",
+                        "at_ms": load["at_ms"],
+                        "round": turn.round,
+                        "player": turn.player,
+                        "text": f"{turn.player} loaded a {load['item']} on zone {load['zone']}",
+                        "zones": [load["zone"]],
+                        "boot": boot,
+                        "t_ms": t_ms,
+                        "from_t_ms": t_ms - LOAD_BEFORE_MS,
+                        "to_t_ms": t_ms + LOAD_AFTER_MS,
+                    }
+                )
+    for fall in replayed.falls:
+        found = ship_time(fall["at_ms"], ("leaving", "fall"))
+        if found:
+            boot, first, last = found
+            pieces = fall["fallen"] + fall["caught"]
+            moments.append(
+                {
+                    "kind": "fall",
+                    "at_ms": fall["at_ms"],
+                    "round": fall["round"],
+                    "player": fall["player"],
+                    "text": f"{', '.join(pieces)} left the ship ({fall['player']}'s turn)",
+                    "zones": sorted(int(z) for z in fall["zones"]),
+                    "boot": boot,
+                    "t_ms": first,
+                    "from_t_ms": first - FALL_BEFORE_MS,
+                    "to_t_ms": last + FALL_AFTER_MS,
+                }
+            )
+    moments.sort(key=lambda m: m["at_ms"])
+    for number_, moment in enumerate(moments, start=1):
+        moment["id"] = number_
+    return moments
+
+
+def trace_window(store, row: GameRow, boot: str, from_t_ms: float, to_t_ms: float) -> dict:
+    """The raw samples of a window, column by column (ready for a plot)."""
+    rows = store.trace(row.table_id, from_t_ms, to_t_ms, boot=boot)
+    columns: dict[str, list] = {name: [] for name in TRACE_COLUMNS}
+    for sample in rows:
+        for name, value in zip(TRACE_COLUMNS, sample, strict=True):
+            columns[name].append(
+                None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+            )
+    return {"boot": boot, "from_t_ms": from_t_ms, "to_t_ms": to_t_ms, "columns": columns}
+
+
+def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/api/games")
+    async def list_games(table: str | None = None) -> list[dict[str, Any]]:
+        return archive.summaries(table)
+
+    @router.get("/api/games/{game_id}")
+    async def game_detail(game_id: str) -> dict[str, Any]:
+        return archive.detail(game_id)
+
+    @router.get("/api/games/{game_id}/trace")
+    async def game_trace(game_id: str, request: Request) -> dict[str, Any]:
+        row = archive.row(game_id)
+        q = request.query_params
+        boot = q.get("boot", "")
+        if not 1 <= len(boot) <= 32:
+            raise ApiError(400, "boot must name the ship boot of the window (1-32 characters)")
+        try:
+            low = float(q.get("from_t_ms", ""))
+            high = float(q.get("to_t_ms", ""))
+        except ValueError:
+            raise ApiError(
+                400, "from_t_ms and to_t_ms must be numbers (ship milliseconds)"
+            ) from None
+        number(low, "from_t_ms", -1e12, 1e12)
+        number(high, "to_t_ms", -1e12, 1e12)
+        if not 0 < high - low <= MAX_TRACE_SPAN_MS:
+            raise ApiError(
+                400, f"to_t_ms must be after from_t_ms, at most {MAX_TRACE_SPAN_MS:g} ms later"
+            )
+        return trace_window(ctx.store, row, boot, low, high)
+
+    @router.get("/api/games/{game_id}/log.jsonl")
+    async def export_log(game_id: str, request: Request) -> PlainTextResponse:
+        row = archive.row(game_id)
+        if row.running and not ctx.is_operator(request):
+            raise ApiError(
+                403,
+                "the game is still running and its log holds cards not yet revealed: export "
+                "it when it is over (or with the operator key)",
+            )
+        actions = ctx.store.game_actions(game_id)
+        text = "".join(dump_log_line(action) + "\n" for action in actions)
+        return PlainTextResponse(
+            text,
+            media_type="application/x-ndjson",
+            headers={"content-disposition": f'attachment; filename="{game_id}.jsonl"'},
+        )
+
+    @router.get("/api/games/{game_id}/trace.csv")
+    async def export_trace(game_id: str) -> PlainTextResponse:
+        row = archive.row(game_id)
+        text = ctx.store.trace_csv(row.table_id, game_id)
+        return PlainTextResponse(
+            text,
+            media_type="text/csv",
+            headers={"content-disposition": f'attachment; filename="{game_id}-trace.csv"'},
+        )
+
+    return router

@@ -1,0 +1,128 @@
+"""Seat links: their QR codes (SVG, made here), the operator's list, and the next game's seat.
+
+A seat link (`/seat/<token>`) opens one seat of one game. When that game is over and the
+table's next game seats the same player, the old link leads to the new seat (the same
+person sits on): `follow_seat`. Nobody gets a token they did not already hold, except the
+operator.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import qrcode
+import qrcode.image.svg
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from bosun.web.context import ApiError, WebContext
+
+RECENT_GAMES = 5  # a finished game's link leads on for this many games of its table
+MAX_TOKEN_CHARS = 64
+
+
+def seat_url(request: Request, token: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/seat/{token}"
+
+
+def reachable_by_phones(request: Request) -> bool:
+    """False when the page was opened on a loopback address: a QR code of it leads nowhere."""
+    host = request.url.hostname or ""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+def qr_svg(text: str) -> bytes:
+    image = qrcode.make(
+        text,
+        image_factory=qrcode.image.svg.SvgPathFillImage,
+        box_size=10,
+        border=2,
+        error_correction=qrcode.constants.ERROR_CORRECT_M,
+    )
+    return image.to_string()
+
+
+def current_seat(ctx: WebContext, token: str):
+    """(runtime, player) of a seat token of a running game, or (None, None)."""
+    if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
+        return None, None
+    for runtime in ctx.tables.values():
+        player = runtime.seat_of(token)
+        if player is not None:
+            return runtime, player
+    return None, None
+
+
+def follow_seat(ctx: WebContext, token: str) -> str | None:
+    """The token of the same player's seat in the table's present game, if `token` was theirs
+    in one of its recent finished games (or is still valid); else None."""
+    runtime, _ = current_seat(ctx, token)
+    if runtime is not None:
+        return token
+    if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
+        return None
+    for runtime in ctx.tables.values():
+        if runtime.game_id is None:
+            continue
+        for row in runtime.store.games(table_id=runtime.config.id)[-RECENT_GAMES - 1 :]:
+            if row.running or row.game_id == runtime.game_id:
+                continue
+            player = runtime.store.seat_for_token(row.game_id, token)
+            if player is not None and player in runtime.seats:
+                return runtime.seats[player]
+    return None
+
+
+def create_seats_api(ctx: WebContext) -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/qr/seat/{token}.svg")
+    async def seat_qr(token: str, request: Request) -> Response:
+        runtime, _ = current_seat(ctx, token)
+        if runtime is None:
+            raise ApiError(404, "unknown seat link")
+        return Response(
+            qr_svg(seat_url(request, token)),
+            media_type="image/svg+xml",
+            headers={"cache-control": "no-store"},
+        )
+
+    @router.get("/api/seat/{token}/next")
+    async def next_seat(token: str) -> dict[str, Any]:
+        new = follow_seat(ctx, token)
+        if new is None:
+            raise ApiError(
+                404, "this seat link does not lead to a game any more: ask for a new one"
+            )
+        return {"token": new, "url": f"/seat/{new}"}
+
+    @router.get("/api/tables/{table_id}/seat-links")
+    async def seat_links(table_id: str, request: Request) -> dict[str, Any]:
+        ctx.require_operator(request)
+        runtime = ctx.table(table_id)
+        humans = runtime.virtual.players.humans if runtime.virtual else set()
+        return {
+            "game_id": runtime.game_id,
+            "reachable_by_phones": reachable_by_phones(request),
+            "seats": [
+                {
+                    "player": player,
+                    "colour": runtime.config.colour_of(player)
+                    if player in runtime.config.player_names
+                    else "#999999",
+                    "url": seat_url(request, token),
+                    "path": f"/seat/{token}",
+                    "qr": f"/qr/seat/{token}.svg",
+                    "human": player in humans,
+                }
+                for player, token in runtime.seats.items()
+            ],
+        }
+
+    return router

@@ -1,0 +1,61 @@
+// The tables page: each table's state, refreshed; for the operator, seat links and codes.
+"use strict";
+
+(function () {
+  const grid = document.getElementById("tables");
+  const key = grid.dataset.key || "";
+  const esc = Bosun.esc;
+  const link = (path) => Bosun.withKey(path, key);
+  const phaseText = { choose: "choosing cards", decide: "captain decides", turn: "playing", over: "game over" };
+  const seatsSeen = {};
+
+  function card(t) {
+    const state = t.ship_online ? '<span class="pill ok">ship online</span>' : '<span class="pill bad">ship offline</span>';
+    const phase = t.phase ? (phaseText[t.phase] || t.phase) + (t.round ? " · round " + t.round : "") : "no game";
+    return '<article class="panel table-card" data-table="' + esc(t.id) + '">' +
+      '<div class="table-card-head"><h2><a href="' + esc(link("/tables/" + t.id)) + '">' + esc(t.id) + "</a></h2>" + state + "</div>" +
+      '<p class="muted">' + esc(t.game === "riffraff" ? "Riff Raff" : t.game) + " · " + esc(phase) + "</p>" +
+      '<p class="players-line">' + t.players.map(esc).join(" · ") + "</p>" +
+      '<p class="row"><a class="button" href="' + esc(link("/tables/" + t.id)) + '">Watch the table</a>' +
+      (key ? ' <a class="button secondary" href="' + esc(link("/tables/" + t.id + "/calibrate")) + '">Calibrate</a>' : "") + "</p>" +
+      (key ? '<div class="seat-links small" data-seats-for="' + esc(t.id) + '"></div>' : "") + "</article>";
+  }
+
+  async function seats(t) {
+    const box = grid.querySelector('[data-seats-for="' + CSS.escape(t.id) + '"]');
+    if (!box) return;
+    try {
+      const links = await Bosun.api(Bosun.withKey("/api/tables/" + encodeURIComponent(t.id) + "/seat-links", key));
+      box.innerHTML = links.seats.map((seat) =>
+        '<figure class="seat-link" data-player="' + esc(seat.player) + '" style="--c:' + esc(seat.colour) + '">' +
+        '<img src="' + esc(seat.qr) + '" alt="QR code of ' + esc(seat.player) + "'s seat\" width=\"104\" height=\"104\">" +
+        '<figcaption><span class="dot"></span><a href="' + esc(seat.path) + '" target="_blank" rel="noopener">join as ' + esc(seat.player) + "</a>" +
+        (seat.human ? ' <span class="tag human">person</span>' : "") + "</figcaption></figure>").join("");
+    } catch (err) {
+      box.textContent = err.message;
+    }
+  }
+
+  async function refresh() {
+    let tables;
+    try {
+      tables = await Bosun.api("/api/tables");
+    } catch (err) {
+      return;
+    }
+    if (!tables.length) return;
+    const html = tables.map(card).join("");
+    if (grid.__html !== html) {
+      Bosun.render(grid, html);
+      for (const t of tables) delete seatsSeen[t.id];
+    }
+    for (const t of tables) {
+      if (key && seatsSeen[t.id] !== t.game_id) {
+        seatsSeen[t.id] = t.game_id;
+        seats(t);
+      }
+    }
+  }
+  refresh();
+  setInterval(refresh, 2000);
+})();

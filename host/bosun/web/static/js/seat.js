@@ -1,0 +1,272 @@
+// A player's page (phone first): their secret card, their decisions, their hands at a virtual
+// table. The token in the address is the seat: reloading or reconnecting keeps it.
+"use strict";
+
+(function () {
+  const root = document.getElementById("seat");
+  const token = root.dataset.token;
+  const me = root.dataset.player;
+  const scale = parseFloat(root.dataset.scale || "1") || 1;
+  const esc = Bosun.esc;
+  const el = (id) => document.getElementById(id);
+  const board = Bosun.boards[root.dataset.game] || Bosun.boards.riffraff;
+  const base = "/api/seat/" + encodeURIComponent(token);
+  let snap = null;
+  let busy = false;
+  let stream = null;
+  let errorTimer = null;
+
+  function showError(text) {
+    const box = el("error");
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(errorTimer);
+    errorTimer = setTimeout(() => (box.hidden = true), 6000);
+  }
+
+  async function send(path, body) {
+    if (busy) return;
+    busy = true;
+    root.classList.add("busy");
+    try {
+      const snapshot = await Bosun.api(path, { json: body });
+      el("error").hidden = true;
+      if (snapshot && snapshot.state !== undefined) show(snapshot);
+    } catch (err) {
+      if (err.status === 404) {
+        followNextGame();
+      } else {
+        showError(err.message);
+      }
+    } finally {
+      busy = false;
+      root.classList.remove("busy");
+    }
+  }
+
+  const colourOf = (p) => ((snap && snap.referee && snap.referee.colours) || {})[p] || "#ccc";
+  const who = (p) => (p === me ? '<span class="who" style="--c:' + esc(colourOf(p)) + '">you</span>' : '<span class="who" style="--c:' + esc(colourOf(p)) + '">' + esc(p) + "</span>");
+  const isHuman = (s) => !s.virtual || (s.humans || []).indexOf(me) >= 0;
+
+  function statusHtml(s) {
+    const st = s.state;
+    if (!st) return "<p>No game at this table right now.</p>";
+    const round = '<p class="round muted">Round ' + st.round + (st.cycle === 2 ? " (second pass)" : "") + " · captain " + who(st.captain) + "</p>";
+    let line = "";
+    if (st.phase === "choose") {
+      const waiting = Object.keys(st.players).filter((p) => !st.players[p].chosen && p !== me);
+      if (st.my_card === null || st.my_card === undefined) line = "<p class=\"big-line\">Choose a card</p>";
+      else line = '<p class="big-line">Your card: <span class="my-card" data-my-card="' + st.my_card + '">' + st.my_card + "</span></p>" +
+        '<p class="muted">Secret until everyone has chosen' + (waiting.length ? " — waiting for " + waiting.map(who).join(", ") : "") + ".</p>";
+    } else if (st.phase === "decide") {
+      const what = st.pending.decision === "captain" ? "who becomes captain" : "who goes next";
+      line = st.pending.by === me
+        ? '<p class="big-line">You decide ' + what + "</p>"
+        : '<p class="big-line">' + who(st.pending.by) + " decides " + what + "</p>";
+    } else if (st.phase === "turn") {
+      if (st.turn === me) {
+        const n = st.pieces_announced === 2 ? "two pieces" : "one piece";
+        const left = (st.pieces_announced || 1) - (st.pieces_loaded || 0);
+        line = '<p class="big-line my-turn">Your turn: ' + (left > 0 ? "load " + n + " on" : "wait on") + ' <span class="zone-call">zone ' + st.target_zone + "</span></p>" +
+          (left > 0 ? (s.virtual ? '<p class="muted">Pick a piece below.</p>' : '<p class="muted">Put it on the zone that is lit; the referee sees it land.</p>') : '<p class="muted">Let it settle …</p>');
+      } else {
+        line = '<p class="big-line">' + who(st.turn) + "'s turn · zone " + st.target_zone + "</p>";
+      }
+    } else if (st.phase === "over") {
+      const won = st.winners.indexOf(me) >= 0;
+      line = '<p class="big-line">' + (won ? "You won!" : st.winners.map(who).join(" and ") + (st.winners.length > 1 ? " win" : " wins")) + "</p>" +
+        '<p class="muted">' + (s.virtual ? "The next game starts in a moment; this page follows you there." : "Ask for a new seat link to play again.") + "</p>";
+    }
+    return round + line;
+  }
+
+  function actionsHtml(s) {
+    const st = s.state;
+    if (!st || !isHuman(s)) return "";
+    const legal = s.legal || [];
+    const out = [];
+    if (st.phase === "choose") {
+      const values = legal.filter((a) => a.type === "card").map((a) => a.value);
+      if (values.length) {
+        const played = st.players[me].played;
+        let cards = "";
+        for (let v = 1; v <= 10; v++) {
+          const used = played.indexOf(v) >= 0;
+          cards += '<button class="card-button" type="button" data-do="card" data-value="' + v + '"' + (values.indexOf(v) < 0 ? " disabled" : "") + (used ? ' data-used="yes"' : "") + ">" + v + "</button>";
+        }
+        out.push('<div class="panel"><h2>Your cards</h2><div class="card-grid">' + cards + "</div></div>");
+      }
+    }
+    const decisions = legal.filter((a) => a.type === "captain" || a.type === "next");
+    if (decisions.length) {
+      const what = decisions[0].type === "captain" ? "The new captain is" : "Next to go is";
+      out.push('<div class="panel"><h2>' + what + '</h2><div class="choice-row">' +
+        decisions.map((a) => '<button class="button big" type="button" data-do="' + a.type + '" data-player="' + esc(a.player) + '" style="--c:' + esc(colourOf(a.player)) + '">' + esc(a.player === me ? me + " (you)" : a.player) + "</button>").join("") +
+        "</div></div>");
+    }
+    const announce = legal.filter((a) => a.type === "announce");
+    if (announce.some((a) => a.pieces === 2)) {
+      out.push('<div class="panel"><h2>How many pieces? <span class="rule">RR9</span></h2><p class="muted">The zone already holds cargo: you may load two. Say it before loading.</p><div class="choice-row">' +
+        '<button class="button big secondary" type="button" data-do="announce" data-pieces="1">One piece</button>' +
+        '<button class="button big" type="button" data-do="announce" data-pieces="2">Two pieces</button></div></div>');
+    }
+    return out.join("");
+  }
+
+  function handsHtml(s) {
+    const st = s.state;
+    if (!s.virtual || !isHuman(s) || !st || st.phase !== "turn" || st.turn !== me) return "";
+    const mine = st.players[me];
+    const left = (st.pieces_announced || 1) - (st.pieces_loaded || 0);
+    const aboard = Object.values(st.ship || {}).some((items) => items.length);
+    let html = '<h2>Your hands <span class="muted">(virtual ship)</span></h2>';
+    if (left > 0) {
+      html += '<p class="muted">Load onto zone ' + st.target_zone + ":</p><div class=\"item-grid\">" +
+        Bosun.ITEMS.filter((i) => mine.items[i] > 0)
+          .map((i) => '<button class="item-button" type="button" data-do="place" data-item="' + i + '">' + Bosun.itemIcon(i, 30) + '<span class="item-name">' + i + "</span>" + (mine.items[i] > 1 ? '<span class="count">×' + mine.items[i] + "</span>" : "") + "</button>")
+          .join("") + "</div>";
+    }
+    if (aboard) {
+      html += '<p class="muted">Oops — the newest piece falls off the ship:</p><div class="choice-row">' +
+        '<button class="button secondary" type="button" data-do="tip" data-outcome="landed">It lands on the table</button>' +
+        '<button class="button secondary" type="button" data-do="tip" data-outcome="caught">I catch it</button>' +
+        '<button class="button secondary" type="button" data-do="tip" data-outcome="bounced">It bounces off</button></div>';
+    }
+    return html;
+  }
+
+  function mineHtml(s) {
+    const st = s.state;
+    if (!st) return "";
+    const info = st.players[me];
+    const items = Bosun.ITEMS.filter((i) => info.items[i] > 0)
+      .map((i) => '<span class="supply-item">' + Bosun.itemIcon(i, 24) + (info.items[i] > 1 ? "<sub>" + info.items[i] + "</sub>" : "") + "</span>")
+      .join("");
+    return '<h2>Your pieces <span class="supply-count" data-supply="' + info.supply + '">' + info.supply + "</span></h2>" +
+      '<div class="supply-row">' + (items || '<span class="muted">none left</span>') + "</div>" +
+      '<p class="muted">Played: ' + (info.played.length ? info.played.join(" · ") : "—") + "</p>";
+  }
+
+  function roundCardsHtml(s) {
+    const st = s.state;
+    if (!st) return "";
+    const chips = Object.keys(st.players).map((p) => {
+      const info = st.players[p];
+      let value;
+      if (info.card !== null && info.card !== undefined) value = '<span class="card-chip">' + info.card + "</span>";
+      else if (p === me && st.my_card !== null && st.my_card !== undefined) value = '<span class="card-chip mine" title="only you see it">' + st.my_card + "</span>";
+      else if (info.chosen) value = '<span class="card-chip hidden-card">✓</span>';
+      else value = '<span class="card-chip empty">…</span>';
+      return '<li data-player="' + esc(p) + '" style="--c:' + esc(colourOf(p)) + '"><span class="dot"></span>' + esc(p === me ? "you" : p) + value + "</li>";
+    });
+    return "<h2>Cards this round</h2><ul class=\"round-cards\">" + chips.join("") + "</ul>";
+  }
+
+  function joinHtml(s) {
+    return '<h2>A bot is playing this seat</h2><p>Take the seat to play <strong>' + esc(me) + "</strong> yourself, from this page.</p>" +
+      '<button class="button big" type="button" data-do="claim">Take my seat</button>';
+  }
+
+  const countdown = Bosun.countdown(el("countdown"), scale);
+  function show(s) {
+    snap = s;
+    window.bosunLast = s;
+    const human = isHuman(s);
+    el("join").hidden = human;
+    if (!human) Bosun.render(el("join"), joinHtml(s));
+    el("leave").hidden = !(s.virtual && human);
+    Bosun.render(el("alerts"), Bosun.alertsHtml(s, { answer: human }));
+    Bosun.render(el("status"), statusHtml(s));
+    countdown.set(s);
+    Bosun.render(el("actions"), actionsHtml(s));
+    const hands = handsHtml(s);
+    el("hands").hidden = !hands;
+    Bosun.render(el("hands"), hands);
+    Bosun.render(el("mine"), mineHtml(s));
+    Bosun.render(el("mini-board"), board.ship(s, { compact: true }));
+    Bosun.render(el("round-cards"), roundCardsHtml(s));
+    Bosun.render(el("feed"), Bosun.feedHtml(s.feed, 6));
+    document.body.dataset.phase = s.state ? s.state.phase : "none";
+    document.body.dataset.myTurn = s.state && s.state.turn === me ? "yes" : "no";
+  }
+
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-do], button[data-flag]");
+    if (!button || button.disabled) return;
+    if (button.dataset.flag) {
+      send(base, { type: "confirm", flag: button.dataset.flag, option: button.dataset.option });
+      return;
+    }
+    const d = button.dataset;
+    switch (d.do) {
+      case "card":
+        send(base, { type: "card", value: parseInt(d.value, 10) });
+        break;
+      case "captain":
+      case "next":
+        send(base, { type: d.do, player: d.player });
+        break;
+      case "announce":
+        send(base, { type: "announce", pieces: parseInt(d.pieces, 10) });
+        break;
+      case "place":
+        send(base + "/virtual", { do: "place", item: d.item, zone: snap.state.target_zone });
+        break;
+      case "tip":
+        send(base + "/virtual", { do: "tip", outcome: d.outcome });
+        break;
+      case "claim":
+        send(base + "/claim", { human: true });
+        break;
+    }
+  });
+  el("leave").addEventListener("click", () => send(base + "/claim", { human: false }));
+  el("undo-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const reason = el("undo-reason").value.trim();
+    if (!reason) {
+      showError("say why you undo it");
+      return;
+    }
+    send(base, { type: "undo", reason: reason }).then(() => (el("undo-reason").value = ""));
+  });
+
+  async function followNextGame() {
+    if (stream) stream.close();
+    try {
+      const next = await Bosun.api(base + "/next");
+      if (next.token !== token) {
+        location.replace(next.url);
+        return;
+      }
+      startStream();
+    } catch (err) {
+      Bosun.linkState(el("link-state"), "ended");
+      el("status").innerHTML = '<p class="big-line">This game is over</p><p class="muted">' + esc(err.message) + "</p>";
+      el("actions").innerHTML = "";
+      el("hands").hidden = true;
+      el("join").hidden = true;
+    }
+  }
+
+  function startStream() {
+    stream = Bosun.live(base + "/stream", {
+      snapshot: show,
+      state: (s) => Bosun.linkState(el("link-state"), s),
+      ended: () => followNextGame(),
+      check: async () => {
+        try {
+          await Bosun.api(base);
+          return true;
+        } catch (err) {
+          if (err.status === 404) {
+            followNextGame();
+            return false;
+          }
+          return true; // the service is away: keep trying
+        }
+      },
+    });
+  }
+  startStream();
+})();
