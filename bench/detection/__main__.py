@@ -28,7 +28,11 @@ COST_SCRIPT = Path(__file__).with_name("micropython_cost.py")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.detection", description=__doc__)
-    parser.add_argument("--half", choices=(*corpus.HALVES, *corpus.EXTRA, "both"), default="both")
+    parser.add_argument(
+        "--half",
+        choices=(*corpus.HALVES, *corpus.HELD_BACK_2, *corpus.EXTRA, "both"),
+        default="both",
+    )
     parser.add_argument(
         "--corpus",
         type=Path,
