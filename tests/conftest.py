@@ -56,6 +56,14 @@ def postgres_url(postgres_cluster) -> str:
     return postgres_cluster.new_database()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path) -> str:
+    """Each store the service supports: a SQLite file, and a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'bosun.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = Path(item.fspath).relative_to(REPO / "tests").parts[0]

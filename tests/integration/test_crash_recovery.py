@@ -25,8 +25,8 @@ players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9d
 """
 
 
-def start_service(workdir: Path, mqtt_url: str, port: int) -> subprocess.Popen:
-    env = {**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret"}
+def start_service(workdir: Path, mqtt_url: str, port: int, db_url: str) -> subprocess.Popen:
+    env = {**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret", "BOSUN_DB": db_url}
     process = subprocess.Popen(
         [BOSUN, "run", "--mqtt", mqtt_url, "--port", str(port)],
         cwd=workdir,
@@ -49,10 +49,10 @@ def until(fetch, condition, timeout_s=10.0):
         time.sleep(0.02)
 
 
-def test_a_killed_service_resumes_every_game_exactly(tmp_path, mosquitto):
+def test_a_killed_service_resumes_every_game_exactly(tmp_path, mosquitto, store_url):
     (tmp_path / "bosun.toml").write_text(TABLES)
     port = free_port()
-    service = start_service(tmp_path, mosquitto.url, port)
+    service = start_service(tmp_path, mosquitto.url, port, store_url)
     http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
     ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
 
@@ -80,7 +80,7 @@ def test_a_killed_service_resumes_every_game_exactly(tmp_path, mosquitto):
 
     service.send_signal(signal.SIGKILL)
     service.wait()
-    service = start_service(tmp_path, mosquitto.url, port)
+    service = start_service(tmp_path, mosquitto.url, port, store_url)
     try:
         resumed = table()
         assert resumed["game_id"] == mid_turn["game_id"]

@@ -16,11 +16,11 @@ PLAYERS = ["ann", "bob", "cy"]
 
 
 @pytest.fixture
-def service(mosquitto, tmp_path):
+def service(mosquitto, store_url):
     table = TableConfig(id="t1", players=default_seats(PLAYERS), settle_s=0)
     options = ServiceOptions(
         tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        db_url=store_url,
         mqtt_url=mosquitto.url,
         http_port=0,
     )
