@@ -13,6 +13,7 @@ running game needs the operator key.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ LOAD_BEFORE_MS, LOAD_AFTER_MS = 1500.0, 1500.0
 FALL_BEFORE_MS, FALL_AFTER_MS = 1000.0, 2500.0
 MAX_TRACE_SPAN_MS = 30_000.0
 MAX_GAMES_LISTED = 300
+TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # bosun.tables.TableId
 
 
 @dataclass
@@ -93,8 +95,11 @@ def _ship_diff(before: dict[str, list[str]], after: dict[str, list[str]]) -> dic
     return gone
 
 
-def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> ReplayedGame:
-    """Replay `(at_ms, action)` pairs (the effective log, setup first)."""
+def replay_game(actions: list[tuple], running: bool) -> ReplayedGame:
+    """Replay `(at_ms, action)` or `(at_ms, action, entry id)` (the effective log, setup first).
+
+    Loads and falls keep the id of their log entry (`entry`), to find the ship event behind it.
+    """
     match = Match()
     turns: list[Turn] = []
     rounds: dict[tuple[int, int], dict[str, Any]] = {}
@@ -103,7 +108,8 @@ def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> Rep
     unrevealed: list[dict[str, Any]] = []  # card lines of the round still being chosen
     open_turn: Turn | None = None
     game = actions[0][1].get("game", "?") if actions else "?"
-    for at_ms, action in actions:
+    for at_ms, action, *entry_id in actions:
+        entry = entry_id[0] if entry_id else None
         before = match.view()
         try:
             match.submit(action)
@@ -130,7 +136,8 @@ def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> Rep
         elif kind == "announce" and open_turn is not None:
             open_turn.announced = action["pieces"]
         elif kind == "load" and open_turn is not None:
-            open_turn.loads.append({"at_ms": at_ms, "item": action["item"], "zone": action["zone"]})
+            load = {"at_ms": at_ms, "item": action["item"], "zone": action["zone"], "entry": entry}
+            open_turn.loads.append(load)
         elif kind == "fall":
             gone = _ship_diff(before["ship"], after["ship"])
             fall = {
@@ -140,6 +147,7 @@ def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> Rep
                 "caught": list(action["caught"]),
                 "zones": gone,
                 "round": before["round"],
+                "entry": entry,
             }
             falls.append(fall)
             target = (
@@ -175,12 +183,12 @@ def replay_game(actions: list[tuple[int, dict[str, Any]]], running: bool) -> Rep
 # -- reading the store -----------------------------------------------------------------------
 
 
-def timed_actions(store, row: GameRow) -> tuple[list[tuple[int, dict]], list]:
-    """The game's effective actions with their wall-clock times, and all its log entries."""
+def timed_actions(store, row: GameRow) -> tuple[list[tuple[int, dict, int]], list]:
+    """The game's effective actions as (at_ms, action, entry id), and all its log entries."""
     entries = store.entries(row.table_id, game_id=row.game_id, kinds=LOG_KINDS)
     at_by_id = {e.id: e.at_ms for e in entries}
     rows = ((e.id, e.kind, e.payload) for e in entries if e.kind in ("action", "undo"))
-    return [(at_by_id[i], payload) for i, payload in effective_actions(rows)], entries
+    return [(at_by_id[i], payload, i) for i, payload in effective_actions(rows)], entries
 
 
 def summarise(row: GameRow, replayed: ReplayedGame) -> dict[str, Any]:
@@ -227,6 +235,10 @@ class GameArchive:
             raise ApiError(404, f"no game {game_id[:64]!r}") from None
 
     def rows(self, table_id: str | None = None) -> list[GameRow]:
+        if table_id is not None and not TABLE_ID.fullmatch(table_id):
+            raise ApiError(
+                400, "table must be a table id like t1 (lower-case letters, digits, - _)"
+            )
         try:
             rows = self.ctx.store.games(table_id=table_id)
         except StoreError as why:
@@ -269,46 +281,65 @@ def referee_lines(entries: list) -> list[dict[str, Any]]:
 
 
 def sensor_moments(replayed: ReplayedGame, entries: list) -> list[dict[str, Any]]:
-    """For every load and fall: the ship-time window of the trace that shows it."""
+    """For every load and fall: the ship-time window of the trace that shows it.
+
+    A load's window is centred on the `place` event it was decided from (the input stored
+    just before the action); a fall's spans the `leaving`/`fall` events of its tumble.
+    """
     ship_events = [e for e in entries if e.kind == "ship_event" and isinstance(e.payload, dict)]
+    inputs = [e for e in entries if e.kind in INPUT_KINDS]
     moments: list[dict[str, Any]] = []
 
-    def ship_time(at_ms: int, types: tuple[str, ...]) -> tuple[str, float, float] | None:
-        """(boot, first t_ms, last t_ms) of the ship events of `types` that led up to `at_ms`."""
-        chosen = [e for e in ship_events if e.at_ms <= at_ms and e.payload.get("type") in types]
-        if not chosen:
+    def cause(entry_id: int | None):
+        """The input the action at `entry_id` was decided from (stored just before it)."""
+        if entry_id is None:
             return None
-        last = chosen[-1]
-        first = last
-        for e in reversed(chosen):  # the same tumble: events close together, one boot
+        earlier = [e for e in inputs if e.id < entry_id]
+        return earlier[-1] if earlier else None
+
+    def tumble(at_ms: int, entry_id: int | None) -> tuple[str, float, float] | None:
+        """(boot, first t_ms, last t_ms) of the leaving/fall events before a fall action."""
+        chosen = [
+            e
+            for e in ship_events
+            if (e.id < entry_id if entry_id is not None else e.at_ms <= at_ms)
+            and e.payload.get("type") in ("leaving", "fall")
+        ]
+        if not chosen or chosen[-1].at_ms < at_ms - 10_000:
+            return None
+        last = first = chosen[-1]
+        for e in reversed(chosen):  # one tumble: events close together, one boot
             if e.boot != last.boot or last.at_ms - e.at_ms > 5000:
                 break
             first = e
-        if last.at_ms < at_ms - 10_000:  # nothing the ship said explains it (a correction)
-            return None
         return last.boot, float(first.payload["t_ms"]), float(last.payload["t_ms"])
 
     for turn in replayed.turns:
         for load in turn.loads:
-            found = ship_time(load["at_ms"], ("place",))
-            if found:
-                boot, _, t_ms = found
-                moments.append(
-                    {
-                        "kind": "load",
-                        "at_ms": load["at_ms"],
-                        "round": turn.round,
-                        "player": turn.player,
-                        "text": f"{turn.player} loaded a {load['item']} on zone {load['zone']}",
-                        "zones": [load["zone"]],
-                        "boot": boot,
-                        "t_ms": t_ms,
-                        "from_t_ms": t_ms - LOAD_BEFORE_MS,
-                        "to_t_ms": t_ms + LOAD_AFTER_MS,
-                    }
-                )
+            source = cause(load.get("entry"))
+            if (
+                source is None
+                or source.kind != "ship_event"
+                or source.payload.get("type") != "place"
+            ):
+                continue  # loaded on a person's word (a correction): no sensor moment of its own
+            t_ms = float(source.payload["t_ms"])
+            moments.append(
+                {
+                    "kind": "load",
+                    "at_ms": load["at_ms"],
+                    "round": turn.round,
+                    "player": turn.player,
+                    "text": f"{turn.player} loaded a {load['item']} on zone {load['zone']}",
+                    "zones": [load["zone"]],
+                    "boot": source.boot,
+                    "t_ms": t_ms,
+                    "from_t_ms": t_ms - LOAD_BEFORE_MS,
+                    "to_t_ms": t_ms + LOAD_AFTER_MS,
+                }
+            )
     for fall in replayed.falls:
-        found = ship_time(fall["at_ms"], ("leaving", "fall"))
+        found = tumble(fall["at_ms"], fall.get("entry"))
         if found:
             boot, first, last = found
             pieces = fall["fallen"] + fall["caught"]
