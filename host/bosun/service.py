@@ -19,6 +19,7 @@ from bosun.bus.broker import MosquittoBroker, find_mosquitto, free_port
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
+from bosun.referee.traces import TraceWriter
 from bosun.store import Store
 from bosun.tables import TableConfig
 
@@ -51,6 +52,7 @@ class Service:
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
+        self._traces: TraceWriter | None = None
         self._http: uvicorn.Server | None = None
         self._http_task: asyncio.Task | None = None
         self.clock: LoopClock | None = None
@@ -68,6 +70,7 @@ class Service:
         self.clock = LoopClock(loop, self.options.time_scale)
         await self._start_broker()
         self._store = Store.open(self.options.db_url)
+        self._traces = TraceWriter(self._store, self.clock)
         self._bus = MqttBus(self.mqtt_url, loop, self._route)
         await loop.run_in_executor(None, self._bus.start)
         for config in self.options.tables:
@@ -78,7 +81,7 @@ class Service:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
-        runtime = TableRuntime(config, self._store, self._bus, self.clock)
+        runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
         self.tables[config.id] = runtime
         if fresh:
             runtime.start_fresh()
@@ -147,6 +150,8 @@ class Service:
     async def stop(self) -> None:
         for runtime in self.tables.values():
             runtime.close()
+        if self._traces is not None:
+            self._traces.close()
         if self._http is not None:
             self._http.should_exit = True
             await self._http_task

@@ -8,7 +8,6 @@ exactly where it was (the referee is deterministic in its inputs).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import secrets
@@ -27,6 +26,7 @@ from bosun.referee.ship_events import (
     validate_event,
     validate_status,
 )
+from bosun.referee.traces import TraceWriter
 from bosun.store import effective_actions
 from bosun.tables import TableConfig
 from shipsense import protocol
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
 MAX_RESULTS = 100
-TRACE_FLUSH_MS = 250  # raw samples are written in batches, not a commit a message
 GAP_CHECK_S = 1.0  # while events are missing, look again this often
 FEED_LENGTH = 200
 # Effect kinds as they are stored in the table's log.
@@ -73,12 +72,20 @@ def encode(message: dict[str, Any]) -> bytes:
 class TableRuntime:
     """A configured table: runs its games, stores everything, tells ship and people."""
 
-    def __init__(self, config: TableConfig, store, bus: Publisher, clock: Clock) -> None:
+    def __init__(
+        self,
+        config: TableConfig,
+        store,
+        bus: Publisher,
+        clock: Clock,
+        traces: TraceWriter | None = None,
+    ) -> None:
         self.config = config
         self.store = store
         self.bus = bus
         self.clock = clock
         self.topic = f"bosun/{config.id}"
+        self.traces = traces if traces is not None else TraceWriter(store, clock)
         self.referee: RiffRaffTable | None = None
         self.game_id: str | None = None
         self.seats: dict[str, str] = {}  # player -> secret token
@@ -99,8 +106,6 @@ class TableRuntime:
         # The calibration wizard is weighing things on the ship: its events are not refereed.
         self.calibrating = False
         self._command_number = 0
-        self._trace_batches: list[dict[str, Any]] = []
-        self._trace_timer = None
         self._gap_timer = None
         self._timer = None
         self._next_game_timer = None
@@ -316,25 +321,7 @@ class TableRuntime:
             protocol.check_trace(batch)
         except protocol.ProtocolError as why:
             raise BadMessage(f"trace: {why}") from None
-        now = self.clock.now_ms()
-        self._trace_batches.append(
-            {"table_id": self.config.id, "boot": batch["boot"], "rows": batch["rows"], "at_ms": now}
-        )
-        if self._trace_timer is None:
-            self._trace_timer = self.clock.call_at_ms(now + TRACE_FLUSH_MS, self.flush_traces)
-
-    def flush_traces(self) -> None:
-        self._trace_timer = None
-        batches, self._trace_batches = self._trace_batches, []
-        if not batches:
-            return
-        try:
-            self.store.append_traces(batches)
-        except ValueError as why:  # one bad row must not lose the rest: store them singly
-            log.warning("table %s: a trace batch was refused: %s", self.config.id, why)
-            for batch in batches:
-                with contextlib.suppress(ValueError):
-                    self.store.append_traces([batch])
+        self.traces.add(self.config.id, batch["boot"], batch["rows"], self.clock.now_ms())
 
     def player_input(self, token: str, request: dict[str, Any]) -> dict[str, Any]:
         """A request from a seat's page; raises Rejected with a reason for the player."""
@@ -442,11 +429,11 @@ class TableRuntime:
             self.start_game()
 
     def close(self) -> None:
-        for timer in (self._timer, self._next_game_timer, self._trace_timer, self._gap_timer):
+        for timer in (self._timer, self._next_game_timer, self._gap_timer):
             if timer is not None:
                 timer.cancel()
-        self._timer = self._next_game_timer = self._trace_timer = self._gap_timer = None
-        self.flush_traces()
+        self._timer = self._next_game_timer = self._gap_timer = None
+        self.traces.flush()
 
     # -- what people see ---------------------------------------------------------------------
 
