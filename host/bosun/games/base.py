@@ -7,6 +7,7 @@ mutates the state it was given, reads no clock, does no I/O and draws no random 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
@@ -50,6 +51,56 @@ class Game(Protocol[State]):
     def is_over(self, state: State) -> bool: ...
 
     def winners(self, state: State) -> list[str]: ...
+
+
+def plural(n: int, word: str) -> str:
+    """'1 barrel', '2 barrels'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class EngineBase:
+    """What every turn-based engine shares: validate, refuse after the end, copy, dispatch.
+
+    A subclass sets `name`, `actions` (action type -> pydantic TypeAdapter) and
+    `build_view`, and handles each action type in `_apply_<type>(state, action)`, changing
+    the copy it is given. Its state has `players`, `phase` ("over" at the end) and `winners`.
+    """
+
+    name: str
+    actions: Mapping[str, TypeAdapter]
+
+    @staticmethod
+    def build_view(state: Any, viewer: str | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def apply(self, state: Any, action: Mapping[str, Any]) -> Any:
+        a = parse_action(self.actions, action)
+        if a.type == "setup":
+            raise Rejected("the game is already set up")
+        if state.phase == "over":
+            raise Rejected(f"the game is over: {' and '.join(state.winners)} won")
+        new = copy.deepcopy(state)
+        getattr(self, f"_apply_{a.type}")(new, a)
+        return new
+
+    def parse_setup(self, action: Any) -> Any:
+        return parse_action({"setup": self.actions["setup"]}, action)
+
+    def view(self, state: Any, viewer: str | None = None) -> dict[str, Any]:
+        return self.build_view(state, viewer)
+
+    def players(self, state: Any) -> list[str]:
+        return list(state.players)
+
+    def is_over(self, state: Any) -> bool:
+        return state.phase == "over"
+
+    def winners(self, state: Any) -> list[str]:
+        return list(state.winners)
+
+    def _seat(self, state: Any, name: str) -> None:
+        if name not in state.players:
+            raise Rejected(f"{name!r} is not playing (players: {', '.join(state.players)})")
 
 
 def describe_validation_error(err: ValidationError) -> str:

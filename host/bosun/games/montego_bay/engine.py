@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from bosun.games.base import Rejected, parse_action
+from bosun.games.base import EngineBase, Rejected, plural
 from bosun.games.montego_bay import actions as act
 from bosun.games.montego_bay import board, draws, harbour
 from bosun.games.montego_bay.game_data import GameData, RoomSpec, ShipSpec, default_game_data
@@ -31,17 +31,13 @@ from bosun.games.montego_bay.state import (
 )
 from bosun.games.montego_bay.view import build_view
 
-_SETUP_ONLY = {"setup": act.ADAPTERS["setup"]}
 
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-class MontegoBay:
+class MontegoBay(EngineBase):
     """The Montego Bay engine (Queen Games, 2009), implementing the `Game` protocol."""
 
     name = "montego-bay"
+    actions = act.ADAPTERS
+    build_view = staticmethod(build_view)
 
     # -- the Game protocol -------------------------------------------------------------
 
@@ -52,7 +48,7 @@ class MontegoBay:
                 "setup: data must be the data file's content inline, not a path "
                 "(bosun.games.montego_bay.load_game_data reads a file)"
             )
-        a: act.Setup = parse_action(_SETUP_ONLY, action)
+        a: act.Setup = self.parse_setup(action)
         players = list(a.players)
         for name in players:
             if not name.strip() or not name.isprintable():
@@ -88,16 +84,6 @@ class MontegoBay:
         s.drew_from_last_ships = False  # setup is not a round (MB17)
         return s
 
-    def apply(self, state: MontegoBayState, action: Mapping[str, Any]) -> MontegoBayState:
-        a = parse_action(act.ADAPTERS, action)
-        if a.type == "setup":
-            raise Rejected("the game is already set up")
-        if state.phase == "over":
-            raise Rejected(f"the game is over: {' and '.join(state.winners)} won")
-        new = copy.deepcopy(state)
-        getattr(self, f"_apply_{a.type}")(new, a)
-        return new
-
     def legal_actions(self, state: MontegoBayState, player: str) -> list[dict[str, Any]]:
         s = state
         if player not in s.players or s.phase == "over":
@@ -128,18 +114,6 @@ class MontegoBay:
             {"type": pending.action, "player": player, "ships": ships}
             for ships in self._answers(s, pending)
         ]
-
-    def view(self, state: MontegoBayState, viewer: str | None = None) -> dict[str, Any]:
-        return build_view(state, viewer)
-
-    def players(self, state: MontegoBayState) -> list[str]:
-        return list(state.players)
-
-    def is_over(self, state: MontegoBayState) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: MontegoBayState) -> list[str]:
-        return list(state.winners)
 
     # -- setup ---------------------------------------------------------------------------
 
@@ -198,7 +172,7 @@ class MontegoBay:
                 )
             if s.silver[a.player] < LAZY_JACK_SILVER:
                 raise Rejected(
-                    f"{a.player} has {_plural(s.silver[a.player], 'silver coin')}; "
+                    f"{a.player} has {plural(s.silver[a.player], 'silver coin')}; "
                     f"Lazy Jack costs {LAZY_JACK_SILVER} (MB5)"
                 )
         s.hires[a.player] = a.worker
@@ -322,7 +296,7 @@ class MontegoBay:
             ship = self._cargo_ship(s, dock, "load")
             if count > ship.free_slots:
                 raise Rejected(
-                    f"the ship at dock {dock} has {_plural(ship.free_slots, 'free slot')}, "
+                    f"the ship at dock {dock} has {plural(ship.free_slots, 'free slot')}, "
                     f"not room for {count}"
                 )
         self._exact(s, pending, sum(moves.values()))
@@ -352,7 +326,7 @@ class MontegoBay:
             own = ship.cargo.get(a.player, 0)
             if count > own:
                 raise Rejected(
-                    f"{a.player} has {_plural(own, 'barrel')} on the ship at dock {dock}, "
+                    f"{a.player} has {plural(own, 'barrel')} on the ship at dock {dock}, "
                     f"cannot take off {count}"
                 )
         self._exact(s, pending, sum(moves.values()))
@@ -412,7 +386,7 @@ class MontegoBay:
             )
         raise Rejected(
             f"{pending.player} must {pending.action} exactly "
-            f"{_plural(pending.count, 'barrel')}, not {given} ({why}; MB15)"
+            f"{plural(pending.count, 'barrel')}, not {given} ({why}; MB15)"
         )
 
     def _answers(self, s: MontegoBayState, pending: Pending) -> list[dict[str, int]]:
@@ -474,10 +448,6 @@ class MontegoBay:
         north, south = s.warehouses[index]
         return north if side == "north" else south
 
-    def _seat(self, s: MontegoBayState, name: str) -> None:
-        if name not in s.players:
-            raise Rejected(f"{name!r} is not playing (players: {', '.join(s.players)})")
-
     def _now(self, s: MontegoBayState) -> str:
         if s.phase == "hire":
             waiting = [p for p in s.players if p not in s.hires]
@@ -487,7 +457,7 @@ class MontegoBay:
             return f"round {s.round}: waiting for {', '.join(waiting)} to choose cards"
         p = s.pending
         room = board.stop_label(p.stop, s.warehouse_count)
-        return f"{p.player} is to {p.action} {_plural(p.count, 'barrel')} from {room}"
+        return f"{p.player} is to {p.action} {plural(p.count, 'barrel')} from {room}"
 
 
 def _room(spec: RoomSpec) -> Room:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from bosun.games.base import Rejected, parse_action
+from bosun.games.base import EngineBase, Rejected, plural
 from bosun.games.riffraff import actions as act
 from bosun.games.riffraff.state import (
     CARD_VALUES,
@@ -22,22 +21,18 @@ from bosun.games.riffraff.state import (
 )
 from bosun.games.riffraff.view import build_view
 
-_SETUP_ONLY = {"setup": act.ADAPTERS["setup"]}
 
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-class RiffRaff:
+class RiffRaff(EngineBase):
     """The Riff Raff engine (Zoch, 2012), implementing the `Game` protocol."""
 
     name = "riffraff"
+    actions = act.ADAPTERS
+    build_view = staticmethod(build_view)
 
     # -- the Game protocol -------------------------------------------------------------
 
     def setup(self, action: Mapping[str, Any]) -> RiffRaffState:
-        a: act.Setup = parse_action(_SETUP_ONLY, action)
+        a: act.Setup = self.parse_setup(action)
         players = list(a.players)
         for name in players:
             if not name.strip() or not name.isprintable():
@@ -59,16 +54,6 @@ class RiffRaff:
             supply={p: {item: per_item for item in ITEMS} for p in players},
             played={p: [] for p in players},
         )
-
-    def apply(self, state: RiffRaffState, action: Mapping[str, Any]) -> RiffRaffState:
-        a = parse_action(act.ADAPTERS, action)
-        if a.type == "setup":
-            raise Rejected("the game is already set up")
-        if state.phase == "over":
-            raise Rejected(f"the game is over: {', '.join(state.winners)} won")
-        new = copy.deepcopy(state)
-        getattr(self, f"_apply_{a.type}")(new, a)
-        return new
 
     def legal_actions(self, state: RiffRaffState, player: str) -> list[dict[str, Any]]:
         if player not in state.players or state.phase == "over":
@@ -105,18 +90,6 @@ class RiffRaff:
         if self._end_turn_refusal(state, turn) is None:
             moves.append({"type": "end_turn", "player": player})
         return moves
-
-    def view(self, state: RiffRaffState, viewer: str | None = None) -> dict[str, Any]:
-        return build_view(state, viewer)
-
-    def players(self, state: RiffRaffState) -> list[str]:
-        return list(state.players)
-
-    def is_over(self, state: RiffRaffState) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: RiffRaffState) -> list[str]:
-        return list(state.winners)
 
     # -- choosing cards and the captain (RR3-RR7) --------------------------------------
 
@@ -198,7 +171,7 @@ class RiffRaff:
         if turn.announced is not None or turn.loaded_ids:
             said = turn.announced or 1
             raise Rejected(
-                f"{a.player} is loading {_plural(said, 'piece')} this turn and cannot change it "
+                f"{a.player} is loading {plural(said, 'piece')} this turn and cannot change it "
                 "(RR9: announce before loading)"
             )
         if a.pieces not in (1, 2):
@@ -250,7 +223,7 @@ class RiffRaff:
         missing = (turn.announced or 1) - len(turn.loaded_ids)
         if missing > 0 and s.pieces_left(turn.player) > 0:
             return (
-                f"{turn.player} still has to load {_plural(missing, 'piece')} "
+                f"{turn.player} still has to load {plural(missing, 'piece')} "
                 f"onto zone {turn.target_zone}"
             )
         return None
@@ -353,10 +326,6 @@ class RiffRaff:
         return pieces
 
     # -- checks shared by the actions ------------------------------------------------------
-
-    def _seat(self, s: RiffRaffState, name: str) -> None:
-        if name not in s.players:
-            raise Rejected(f"{name!r} is not playing (players: {', '.join(s.players)})")
 
     def _known_item(self, item: str) -> None:
         if item not in ITEMS:
