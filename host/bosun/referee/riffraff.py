@@ -19,11 +19,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bosun.games import Rejected
-from bosun.games.match import Match
 from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
 from bosun.referee import leds
+from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.sim.params import ITEM_GRAMS
 from bosun.tables import TableConfig
@@ -38,20 +37,6 @@ FALL_EPISODE_MS = 1600
 LEAVING_HOLD_MS = 2500
 # Below this the mat felt nothing worth naming (its noise is a few tenths of a gram).
 MAT_FELT_G = 0.5
-
-
-@dataclass
-class Flag:
-    """A referee decision waiting for a person: what happened and what they may answer."""
-
-    id: str
-    kind: str
-    text: str
-    options: list[str]
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def public(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "options": list(self.options)}
 
 
 @dataclass
@@ -70,37 +55,22 @@ class FallEpisode:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-class RiffRaffTable:
+class RiffRaffTable(TableReferee):
     """One table's referee for Riff Raff. Every method returns the effects it decided."""
 
+    game_requests = ("card", "announce", "captain", "next")
+
     def __init__(self, config: TableConfig, setup: dict[str, Any]) -> None:
-        self.config = config
+        super().__init__(config, setup)
         # nominal piece weights until the table is calibrated (the wizard stores its own)
         self.item_grams = {**ITEM_GRAMS, **config.items}
-        self.match = Match()
-        self.match.submit(setup)
-        self.online = True
-        self.flags: dict[str, Flag] = {}
-        self._next_flag = 1
         self.episode: FallEpisode | None = None
         self.held_events: list[dict[str, Any]] = []
         self.settle_deadline_ms: int | None = None
         self.leaving_since_ms: int | None = None
         self.expected_removals: list[dict[str, Any]] = []
-        self._last_led: dict[str, Any] | None = None
 
     # -- what the runtime asks -----------------------------------------------------------
-
-    @property
-    def view(self) -> dict[str, Any]:
-        return self.match.view()
-
-    def player_view(self, player: str) -> dict[str, Any]:
-        return self.match.view(player)
-
-    @property
-    def is_over(self) -> bool:
-        return self.match.is_over
 
     def next_deadline_ms(self) -> int | None:
         """When `on_timer` must next be called, if ever."""
@@ -120,12 +90,10 @@ class RiffRaffTable:
     def referee_state(self) -> dict[str, Any]:
         """The referee's own public picture next to the game's: flags, countdown, pause."""
         return {
-            "online": self.online,
-            "flags": [flag.public() for flag in self.flags.values()],
+            **super().referee_state(),
             "settle_deadline_ms": self.settle_deadline_ms,
             "settle_s": self.config.settle_s,
             "fall_in_progress": self.episode is not None or self.leaving_since_ms is not None,
-            "colours": {seat.name: seat.colour for seat in self.config.players},
         }
 
     # -- ship events ---------------------------------------------------------------------
@@ -135,17 +103,14 @@ class RiffRaffTable:
         if kind in ("place", "shift") and self.episode is not None:
             self.held_events.append(event)  # after the tumble is settled
             return []
-        handler = getattr(self, f"_ship_{kind}", None)
-        if handler is None:
-            return [feed(f"ship reported {kind!r}; nothing to referee", level="debug")]
-        return handler(event, now_ms)
+        return super().on_ship_event(event, now_ms)
 
     def _ship_place(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         view = self.view
         zone, grams = event.get("zone"), float(event.get("grams", 0.0))
         if view["phase"] != "turn":
             text = f"{grams:.1f} g put on zone {zone} with no turn open (RR10): take it off"
-            return [self._flag("stray", text, ["removed"], {"zone": zone, "grams": grams})]
+            return [self.flag("stray", text, ["removed"], {"zone": zone, "grams": grams})]
         player, target = view["turn"], view["target_zone"]
         if zone != target:
             text = (
@@ -153,7 +118,7 @@ class RiffRaffTable:
                 f"(RR10). Count it as loaded on zone {target}, or take it off?"
             )
             data = {"zone": zone, "grams": grams, "player": player}
-            return [self._flag("wrong_zone", text, ["count", "removed"], data)]
+            return [self.flag("wrong_zone", text, ["count", "removed"], data)]
         return self._load(player, target, grams, now_ms)
 
     def _load(self, player: str, zone: int, grams: float, now_ms: int) -> list[Effect]:
@@ -162,13 +127,13 @@ class RiffRaffTable:
         if not candidates:
             return [feed(f"{player} has no pieces left to load", level="warning")]
         item, ambiguous, others = name_place(grams, candidates)
-        out = self._submit({"type": "load", "player": player, "zone": zone, "item": item})
+        out = self.submit({"type": "load", "player": player, "zone": zone, "item": item})
         if not any(e.kind == fx.ACTION for e in out):
             return out
         out.append(feed(f"{player} loaded a {item} ({grams:.1f} g) on zone {zone}", rule="RR8"))
         if ambiguous:
             out.append(
-                self._flag(
+                self.flag(
                     "which_item",
                     f"{grams:.1f} g on zone {zone}: the referee says {item}"
                     + (f", but it could be {' or '.join(others)}" if others else "")
@@ -185,9 +150,8 @@ class RiffRaffTable:
     def _ship_leaving(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = now_ms
         grams = float(event.get("grams", 0.0))
-        self._last_led = leds.fall()
         return [
-            Effect(fx.LED, self._last_led),
+            *self.led(leds.fall(), force=True),
             feed(f"{grams:.1f} g leaving the ship", level="warning"),
         ]
 
@@ -216,9 +180,8 @@ class RiffRaffTable:
         episode.left_g += float(event.get("grams", 0.0))
         episode.zones.update(int(z) for z in event.get("zones", []) if isinstance(z, int))
         episode.events.append(event)
-        self._last_led = leds.fall()
         return [
-            Effect(fx.LED, self._last_led),
+            *self.led(leds.fall()),
             feed(
                 f"{float(event.get('grams', 0.0)):.1f} g fell off the ship",
                 level="warning",
@@ -257,11 +220,6 @@ class RiffRaffTable:
             )
         ]
 
-    def _ship_fault(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
-        where = f" on zone {event['zone']}" if "zone" in event else ""
-        reason = event.get("reason") or event.get("detail") or "sensor fault"
-        return [feed(f"sensor fault{where}: {reason}", level="error")]
-
     def _ship_knock(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         return [feed("a knock on the table; nothing left the ship", level="debug")]
 
@@ -285,7 +243,7 @@ class RiffRaffTable:
             self.settle_deadline_ms = None
             view = self.view
             if view["phase"] == "turn":
-                out += self._submit({"type": "end_turn", "player": view["turn"]})
+                out += self.submit({"type": "end_turn", "player": view["turn"]})
                 out += self._after_turn_change()
         return out
 
@@ -297,8 +255,7 @@ class RiffRaffTable:
             return self.on_timer(now_ms)
         view = self.view
         colour = self.config.colour_of(view["turn"])
-        self._last_led = leds.countdown(view["target_zone"], colour, settle_s)
-        return [Effect(fx.LED, self._last_led)]
+        return self.led(leds.countdown(view["target_zone"], colour, settle_s), force=True)
 
     def _settle_fall(self, now_ms: int) -> list[Effect]:
         episode, self.episode = self.episode, None
@@ -311,12 +268,12 @@ class RiffRaffTable:
         )
         fallen, caught, how = self._split_landed(pieces, episode)
         action = {"type": "fall", "player": player, "fallen": fallen, "caught": caught}
-        out = self._submit(action)
+        out = self.submit(action)
         if any(e.kind == fx.ACTION for e in out):
             out.append(feed(self._describe_fall(player, fallen, caught, how), rule="RR12"))
             if ambiguous or how == "guessed":
                 out.append(
-                    self._flag(
+                    self.flag(
                         "which_fell",
                         f"{episode.left_g:.1f} g left the ship: the referee says "
                         f"{self._describe_fall(player, fallen, caught, how)}. Confirm, or undo and "
@@ -380,117 +337,44 @@ class RiffRaffTable:
 
     # -- player inputs -------------------------------------------------------------------
 
-    def on_input(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
-        """A request from `seat`'s page; raises Rejected with a reason for the player."""
-        if not self.online and request.get("type") in ("card", "announce", "captain", "next"):
-            raise Rejected("the table is paused: the ship is offline")
-        kind = request.get("type")
+    def player_action(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
+        kind = request["type"]
         if kind in ("card", "announce"):
             field_name = "value" if kind == "card" else "pieces"
             action = {"type": kind, "player": seat, field_name: request.get(field_name)}
-        elif kind in ("captain", "next"):
+        else:  # the captain's decisions (RR5, RR6)
             action = {"type": kind, "by": seat, "player": request.get("player")}
-        elif kind == "confirm":
-            return self._answer_flag(seat, request, now_ms)
-        elif kind == "undo":
-            return self._undo(seat, request)
-        else:
-            raise Rejected(f"unknown request {kind!r}")
-        out = self._submit(action, by_player=True)
-        out += self._after_turn_change() if kind != "announce" else self.prompt()
-        return out
+        out = self.submit(action, by_player=True)
+        return out + (self._after_turn_change() if kind != "announce" else self.prompt())
 
-    def _answer_flag(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
-        flag = self.flags.get(str(request.get("flag")))
-        if flag is None:
-            raise Rejected("that question has already been answered or does not exist")
-        option = request.get("option")
-        if option not in flag.options:
-            raise Rejected(f"answer one of: {', '.join(flag.options)}")
-        del self.flags[flag.id]
-        out = [Effect(fx.FLAG_CLOSED, {"id": flag.id, "option": option, "by": seat})]
+    def resolve_flag(self, flag: Flag, option: str, seat: str, now_ms: int) -> list[Effect]:
         if flag.kind == "wrong_zone" and option == "count":
             view = self.view
             if view["phase"] == "turn" and view["turn"] == flag.data["player"]:
-                out += self._load(
+                return self._load(
                     flag.data["player"], view["target_zone"], flag.data["grams"], now_ms
                 )
         elif flag.kind in ("wrong_zone", "stray") and option == "removed":
             self.expected_removals.append({"zone": flag.data["zone"], "grams": flag.data["grams"]})
         elif flag.kind == "which_item" and option != "confirm":
-            out += self._correct_last_load(seat, flag, option)
-        return out
+            return self._correct_last_load(seat, flag, option)
+        return []
 
     def _correct_last_load(self, seat: str, flag: Flag, item: str) -> list[Effect]:
         index = flag.data["index"]
         corrected = {**self.match.log[index], "item": item}
-        return self._rewrite(seat, index, corrected, f"it was a {item}, not a {flag.data['item']}")
-
-    def _rewrite(self, seat: str, index: int, corrected: dict, reason: str) -> list[Effect]:
-        """Replace the action at `index`: undo back to it, then redo with the correction."""
-        later = self.match.log[index + 1 :]
-        rebuilt = Match()
-        try:
-            for action in [*self.match.log[:index], corrected, *later]:
-                rebuilt.submit(action)
-        except Rejected as why:
-            raise Rejected(f"that correction does not fit what happened since: {why}") from None
-        undone = list(reversed(self.match.log[index:]))
-        self.match = rebuilt
-        out = [Effect(fx.UNDO, {"action": a, "reason": reason, "by": seat}) for a in undone]
-        out += [Effect(fx.ACTION, a) for a in [corrected, *later]]
-        out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
-        return out + self.prompt()
-
-    def _undo(self, seat: str, request: dict[str, Any]) -> list[Effect]:
-        reason = request.get("reason")
-        if not isinstance(reason, str) or not reason.strip() or len(reason) > 200:
-            raise Rejected("say why (1-200 characters) when undoing a decision")
-        if len(self.match.log) <= 1:
-            raise Rejected("there is nothing to undo")
-        undone = self.match.log[-1]
-        rebuilt = Match()
-        for action in self.match.log[:-1]:
-            rebuilt.submit(action)
-        self.match = rebuilt
-        self.settle_deadline_ms = None
-        return [
-            Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": seat}),
-            feed(f"{seat} undid {undone['type']} ({reason.strip()})", level="warning"),
-            *self.prompt(),
-        ]
+        return self.rewrite(seat, index, corrected, f"it was a {item}, not a {flag.data['item']}")
 
     # -- ship status ---------------------------------------------------------------------
 
-    def on_status(self, online: bool, now_ms: int) -> list[Effect]:
-        if online == self.online:
-            return []
-        self.online = online
-        if not online:
-            return [feed("the ship is offline: the table is paused", level="error")]
-        out = [feed("the ship is back online: the table resumes")]
+    def resumed(self, now_ms: int) -> None:
         if self.settle_deadline_ms is not None:  # restart the window in full
             self.settle_deadline_ms = now_ms + self.config.settle_s * 1000
-        return out + self.prompt(force=True, now_ms=now_ms)
+
+    def undone(self) -> None:
+        self.settle_deadline_ms = None
 
     # -- helpers -------------------------------------------------------------------------
-
-    def _submit(self, action: dict[str, Any], by_player: bool = False) -> list[Effect]:
-        try:
-            self.match.submit(action)
-        except Rejected as reason:
-            if by_player:
-                raise
-            return [
-                Effect(fx.REJECTED, {"action": action, "reason": str(reason)}),
-                self._flag(
-                    "refused",
-                    f"the referee's own decision was refused: {reason}",
-                    ["acknowledge"],
-                    {"action": action},
-                ),
-            ]
-        return [Effect(fx.ACTION, action)]
 
     def _after_turn_change(self) -> list[Effect]:
         view = self.view
@@ -515,16 +399,7 @@ class RiffRaffTable:
             command = leds.winner(self.config.colour_of(view["winners"][0]))
         else:  # cards are being chosen or the captain decides: nothing to load
             command = leds.off()
-        if command == self._last_led and not force:
-            return []
-        self._last_led = command
-        return [Effect(fx.LED, command)]
-
-    def _flag(self, kind: str, text: str, options: list[str], data: dict[str, Any]) -> Effect:
-        flag = Flag(id=str(self._next_flag), kind=kind, text=text, options=options, data=data)
-        self._next_flag += 1
-        self.flags[flag.id] = flag
-        return Effect(fx.FLAG, flag.public())
+        return self.led(command, force)
 
     def _absorbs_removal(self, event: dict[str, Any]) -> bool:
         """A piece people agreed to take off by hand leaves without it being a fall."""
