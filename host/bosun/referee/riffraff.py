@@ -60,6 +60,20 @@ class RiffRaffTable(TableReferee):
 
     game_requests = ("card", "announce", "captain", "next")
 
+    @staticmethod
+    def setup_action(config: TableConfig, players: list[str], options: dict[str, Any]) -> dict:
+        captain = options.get("captain")  # RR3: the oldest player
+        if captain is None:
+            captain = config.captain if config.captain in players else players[0]
+        settle_s = options.get("settle_s")
+        return {
+            "type": "setup",
+            "game": "riffraff",
+            "players": players,
+            "captain": captain,
+            "settle_s": config.settle_s if settle_s is None else settle_s,
+        }
+
     def __init__(self, config: TableConfig, setup: dict[str, Any]) -> None:
         super().__init__(config, setup)
         # nominal piece weights until the table is calibrated (the wizard stores its own)

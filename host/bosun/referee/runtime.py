@@ -18,7 +18,9 @@ from typing import Any, Protocol
 from bosun.bus.dedup import EventDeduplicator
 from bosun.games import Rejected
 from bosun.referee import effects as fx
+from bosun.referee.base import TableReferee
 from bosun.referee.effects import Effect
+from bosun.referee.montego_bay import MontegoBayTable
 from bosun.referee.riffraff import RiffRaffTable
 from bosun.referee.ship_events import (
     BadMessage,
@@ -59,10 +61,14 @@ class Clock(Protocol):
     def call_at_ms(self, deadline_ms: int, callback: Callable[[], None]) -> Any: ...
 
 
-def make_referee(config: TableConfig, setup: dict[str, Any]) -> RiffRaffTable:
-    if config.game == "riffraff":
-        return RiffRaffTable(config, setup)
-    raise ValueError(f"no table referee for {config.game!r} yet")
+REFEREES: dict[str, type[TableReferee]] = {
+    "riffraff": RiffRaffTable,
+    "montego-bay": MontegoBayTable,
+}
+
+
+def make_referee(config: TableConfig, setup: dict[str, Any]) -> TableReferee:
+    return REFEREES[config.game](config, setup)
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -86,7 +92,7 @@ class TableRuntime:
         self.clock = clock
         self.topic = f"bosun/{config.id}"
         self.traces = traces if traces is not None else TraceWriter(store, clock)
-        self.referee: RiffRaffTable | None = None
+        self.referee: TableReferee | None = None
         self.game_id: str | None = None
         self.seats: dict[str, str] = {}  # player -> secret token
         self.ship: dict[str, Any] = {"online": False, "status": None, "seen_ms": None}
@@ -128,23 +134,13 @@ class TableRuntime:
                 self.store.finish_game(game.game_id, [], at_ms=now)
         return self.start_game()
 
-    def start_game(
-        self,
-        players: list[str] | None = None,
-        captain: str | None = None,
-        settle_s: int | None = None,
-    ) -> str:
+    def start_game(self, players: list[str] | None = None, **options: Any) -> str:
+        """A new game at this table; `options` are the game's (captain, settle_s; seed)."""
         now = self.clock.now_ms()
         if self.game_id is not None and self.referee is not None and not self.referee.is_over:
             self.store.finish_game(self.game_id, [], at_ms=now)  # abandoned for a new game
         players = players or self.config.player_names
-        setup = {
-            "type": "setup",
-            "game": self.config.game,
-            "players": players,
-            "captain": captain or self.config.captain or players[0],
-            "settle_s": self.config.settle_s if settle_s is None else settle_s,
-        }
+        setup = REFEREES[self.config.game].setup_action(self.config, players, options)
         referee = make_referee(self.config, setup)  # raises Rejected for a bad setup
         seats = {player: secrets.token_urlsafe(18) for player in players}
         self.game_id = self.store.start_game(
@@ -152,7 +148,7 @@ class TableRuntime:
         )
         self.referee, self.seats = referee, seats
         self.action_ids = self._effective_action_ids(self.game_id)
-        self._note(fx.feed(f"new game: {', '.join(players)}; {setup['captain']} is captain"))
+        self._note(fx.feed(f"new game of {self.config.game}: {', '.join(players)}"))
         self._publish_state()
         self._emit(referee.prompt(force=True, now_ms=self.clock.now_ms()))
         return self.game_id
@@ -176,7 +172,7 @@ class TableRuntime:
         entries = self.store.entries(self.config.id, game_id=game_id, kinds=("action", "undo"))
         return [i for i, _ in effective_actions((e.id, e.kind, e.payload) for e in entries)]
 
-    def _replay_input(self, referee: RiffRaffTable, entry) -> None:
+    def _replay_input(self, referee: TableReferee, entry) -> None:
         p, at = entry.payload, entry.at_ms
         try:
             if entry.kind == "ship_event":
