@@ -133,6 +133,11 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
                 item, zone = body.get("item"), body.get("zone", state and state["target_zone"])
                 if not isinstance(item, str) or not isinstance(zone, int) or not 1 <= zone <= 10:
                     raise ValueError("place needs an item and a zone 1-10")
+                ship = runtime.virtual.node.ship
+                # VirtualTable.place sets the hand down at busy_until_ms, which lies in the
+                # past once the ship has been still for a while: nothing is moving, so "busy
+                # until now" is the same truth and the hand starts now
+                ship.busy_until_us = max(ship.busy_until_us, ship.now_us)
                 runtime.virtual.place(player, item, zone)
             elif body.get("do") == "tip":
                 outcome = body.get("outcome", "landed")

@@ -46,6 +46,7 @@ class CalibrationSession:
         self.pending: dict[str, Any] | None = None
         self.message: dict[str, str] | None = None
         self.saved: dict[str, Any] | None = None
+        self.answers = 0  # measuring commands the ship has answered (or that timed out)
         self._held_humans: set[str] | None = None
         self._timeout: asyncio.TimerHandle | None = None
 
@@ -73,6 +74,7 @@ class CalibrationSession:
             "items": self.items,
             "table_items": {**ITEM_GRAMS, **self.runtime.config.items},
             "pending": self.pending,
+            "answers": self.answers,
             "message": self.message,
             "saved": self.saved,
             "hands": node.hands() if node is not None else None,
@@ -146,6 +148,7 @@ class CalibrationSession:
         if result is None:
             return
         self.pending = None
+        self.answers += 1
         if self._timeout is not None:
             self._timeout.cancel()
             self._timeout = None
@@ -175,6 +178,7 @@ class CalibrationSession:
     def _timed_out(self, command_id: str) -> None:
         if self.pending is not None and self.pending["id"] == command_id:
             self.pending = None
+            self.answers += 1
             self.message = {
                 "level": "error",
                 "text": f"the ship did not answer within {COMMAND_TIMEOUT_S:g} s: is it online?",

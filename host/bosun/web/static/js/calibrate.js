@@ -87,6 +87,7 @@
     el("step-start").hidden = s.active;
     el("steps").hidden = !s.active;
     root.dataset.pending = s.pending ? "yes" : "no";
+    root.dataset.answers = String(s.answers);
     root.dataset.active = s.active ? "yes" : "no";
     message(s.message);
     if (!s.ship.online) message({ level: "error", text: "The ship is offline: it cannot measure." });

@@ -84,7 +84,7 @@ Bosun.live = function (url, handlers) {
       if (closed) return;
       setState("reconnecting");
       const wait = retryMs;
-      retryMs = Math.min(retryMs * 2, 5000);
+      retryMs = Math.min(retryMs * 2, 3000);
       setTimeout(async () => {
         if (handlers.check) {
           const goOn = await handlers.check();

@@ -26,7 +26,7 @@
       const zones = Object.keys(f.zones).map((z) => "zone " + z).join(", ");
       return '<span class="fall-line">' + parts.join("; ") + (zones ? " (from " + esc(zones) + ")" : "") + "</span>";
     }).join("");
-    return '<li class="turn" data-player="' + esc(t.player) + '"><div class="turn-head"><strong>' + esc(t.player) + "</strong>" +
+    return '<li class="turn-item" data-player="' + esc(t.player) + '"><div class="turn-head"><strong>' + esc(t.player) + "</strong>" +
       (t.card ? ' <span class="card-chip">' + esc(t.card) + "</span>" : "") + " → zone " + esc(t.zone) +
       (t.announced === 2 ? ' <span class="tag">two pieces</span>' : "") +
       '<span class="muted right">' + esc(Bosun.clock(t.start_ms)) + (t.length_ms !== null ? " · " + esc(Bosun.duration(t.length_ms)) : " · now") + "</span></div>" +

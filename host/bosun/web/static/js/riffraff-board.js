@@ -77,7 +77,7 @@
     parts.push('<circle class="joint" cx="210" cy="436" r="9"/>');
     if (!opts.compact) {
       parts.push('<text class="side-label" x="16" y="462">port</text><text class="side-label" x="404" y="462" text-anchor="end">starboard</text>');
-      parts.push('<text class="side-label" x="336" y="286" text-anchor="end">fore</text><text class="side-label" x="362" y="415" text-anchor="end">aft</text>');
+      parts.push('<text class="side-label" x="370" y="320" text-anchor="end">fore</text><text class="side-label" x="344" y="416" text-anchor="end">aft</text>');
     }
     for (let zone = 1; zone <= 10; zone++) {
       const box = ZONES[zone];

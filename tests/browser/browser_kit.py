@@ -1,0 +1,153 @@
+"""What the browser tests share: Debian's Chromium through playwright, the service with virtual
+tables, screenshots under test-artifacts/browser/, and waits on what a page shows."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from conftest import REPO, require_executable
+from support.service import RunningService
+
+from bosun.demo.runner import add_virtual_tables
+
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+# playwright cannot download its own browser here: it drives Debian's chromium
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+SCREEN = {"viewport": {"width": 1440, "height": 960}}
+WAIT_MS = 20_000
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """A headless Chromium; skips without it locally, fails under CI (tests/conftest.py)."""
+    path = require_executable("chromium", "Debian: apt-get install chromium")
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=path, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.evaluate("window.scrollTo(0, 0)")  # the sticky header stays on top of the picture
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@contextmanager
+def virtual_tables(options, people: tuple[str, ...] = (), seed: int = 0) -> Iterator:
+    """The service with one virtual table (demo-1: ann, bob, cy); `people` hold their seats
+    from the start (their bots never move)."""
+    with RunningService(options) as service:
+
+        async def start():
+            tables = await add_virtual_tables(service.service, 1, seed=seed)
+            for player in people:  # before the bots' first step: no bot ever plays these seats
+                tables[0].claim(player, True)
+            return tables
+
+        tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(30)
+        service.wait_for("demo-1", lambda s: s["ship"]["online"])
+        try:
+            yield service, tables[0]
+        finally:
+            for table in tables:
+                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(10)
+
+
+def last(page) -> dict:
+    """The snapshot the page shows now (its scripts keep it in window.bosunLast)."""
+    return page.evaluate("window.bosunLast")
+
+
+def wait_until(page, condition_js: str, timeout_ms: int = WAIT_MS) -> dict:
+    """Wait until `condition_js` (an expression over `s`, the page's snapshot) holds."""
+    page.wait_for_function(
+        f"(() => {{ const s = window.bosunLast; return !!s && ({condition_js}); }})()",
+        timeout=timeout_ms,
+    )
+    return last(page)
+
+
+class DroppingProxy:
+    """A TCP proxy on loopback in front of the service whose connections can be cut: what a
+    phone sees when its WiFi drops (open streams die, new connections are refused)."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.up = True
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return  # closed
+            if not self.up:
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            with self._lock:
+                self._open.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, target):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            with self._lock:
+                self._open.difference_update((source, target))
+
+    def drop(self) -> None:
+        """Cut every open connection and refuse new ones until `restore`."""
+        self.up = False
+        with self._lock:
+            for s in list(self._open):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def restore(self) -> None:
+        self.up = True
+
+    def close(self) -> None:
+        self.drop()
+        self.server.close()

@@ -1,0 +1,104 @@
+"""The calibration wizard in real Chromium against a virtual ship: tare, a known weight on a
+zone, pieces weighed, the result stored with the table and used by the referee."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_kit import SCREEN, chromium, screenshot, virtual_tables
+from playwright.sync_api import expect
+
+from bosun.service import ServiceOptions
+
+SCALE = 4.0
+
+
+@pytest.fixture
+def table(mosquitto, tmp_path):
+    options = ServiceOptions(
+        tables=[],
+        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        mqtt_url=mosquitto.url,
+        http_port=0,
+        time_scale=SCALE,
+    )
+    with virtual_tables(options, seed=7) as running:
+        yield running
+
+
+def measure(page, button: str) -> None:
+    """Click a measuring step and wait for the ship's answer; a ship still swaying is
+    refused as "not steady" (firmware's rule), and a person simply tries again."""
+    wizard = page.locator("#wizard")
+    for _ in range(20):
+        answers = int(wizard.get_attribute("data-answers"))
+        page.click(button)
+        expect(wizard).to_have_attribute("data-answers", str(answers + 1))
+        text = page.locator("#wizard-message").inner_text()
+        if "not steady" not in text:
+            return
+    raise AssertionError(f"the ship never held still: {text}")
+
+
+def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
+    service, virtual = table
+    node = virtual.node
+    with chromium() as browser:
+        page = browser.new_context(**SCREEN).new_page()
+        page.goto(f"{service.service.http_url}/tables/demo-1/calibrate?key={service.key}")
+        page.click("#start")
+        expect(page.locator("#steps")).to_be_visible()
+        assert service.table("demo-1")["calibrating"]  # the referee ignores the ship now
+        message = page.locator("#wizard-message")
+
+        page.click('button[data-hand="clear"]')
+        measure(page, "#tare")
+        expect(page.locator("#tare-state")).to_contain_text("tared at")
+        expect(message).to_contain_text("tared")
+
+        # a 100 g weight on zone 6: the live reading shows it, then the zone is calibrated
+        page.fill("#known-g", "100")
+        page.click('#zones-table button[data-hand="weight"][data-zone="6"]')
+        page.wait_for_function(
+            "parseFloat(document.querySelector('[data-reading=\"6\"]').textContent) > 99"
+        )
+        measure(page, 'button[data-calibrate="6"]')
+        result = page.locator('#zones-table tr[data-zone="6"] .result')
+        expect(result).to_contain_text("done")
+        expect(result).to_contain_text("counts/g")
+        counts = float(re.search(r"([\d.]+) counts/g", result.inner_text()).group(1))
+        assert counts == pytest.approx(node.true_counts_per_g[5], rel=0.005)
+        page.click('#zones-table button[data-hand="take"][data-zone="6"]')
+
+        # each piece: put it on zone 2, let the reading settle, weigh it, take it off
+        page.select_option("#weigh-zone", "2")
+        weighed = {}
+        for item in ("rat", "bottle", "boat"):
+            page.click(f'#items-table button[data-hand="piece"][data-item="{item}"]')
+            true_grams = node.hand_loads[1].grams
+            page.wait_for_function(
+                "parseFloat(document.querySelectorAll('.reading-cell strong')[1].textContent)"
+                f" > {true_grams - 0.3}"
+            )
+            measure(page, f'button[data-weigh="{item}"]')
+            cell = page.locator(f'#items-table tr[data-item="{item}"] .weighed')
+            expect(cell).to_have_text(re.compile(r"^\d+\.\d\d g$"))
+            weighed[item] = float(cell.inner_text().split()[0])
+            # within what tells the closest pieces apart (rat and bottle: 0.7 g, RR2)
+            assert weighed[item] == pytest.approx(true_grams, abs=0.25)
+            page.click('#items-table button[data-hand="take"][data-zone="2"]')
+        screenshot(page, "calibration-wizard")
+
+        expect(page.locator("#new-game-after")).to_be_checked()
+        page.click("#finish")
+        saved = page.locator("#saved")
+        expect(saved).to_contain_text("Stored")
+        expect(saved).to_contain_text("memory")
+        expect(saved).to_contain_text(f"{weighed['rat']:.2f} g")
+    runtime = service.service.tables["demo-1"]
+    items = service.call(lambda: dict(runtime.referee.item_grams))
+    assert {item: items[item] for item in weighed} == weighed  # the new game uses them
+    snapshot = service.table("demo-1")
+    assert not snapshot["calibrating"] and snapshot["humans"] == []
+    assert snapshot["state"]["round"] == 1 and snapshot["state"]["phase"] == "choose"
