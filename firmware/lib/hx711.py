@@ -14,9 +14,13 @@ Datasheet facts this driver keeps (Avia HX711):
 - After power-up, reset or a gain change the output needs 4 conversions to settle
   (400 ms at 10 SPS, 50 ms at 80 SPS): `SETTLE_READINGS` readings are discarded.
 
-All DOUT lines are read on every pulse: on the ESP32 with one read of GPIO_IN_REG (every
-GPIO below 32 in one word, so ten channels cost one read), elsewhere pin by pin. The
-readings are transposed into one value a channel after the train, outside the timed part.
+All DOUT lines are read on every pulse: on the ESP32 from the GPIO input registers
+(GPIO_IN_REG holds GPIO0-31, GPIO_IN1_REG GPIO32-39 in its bits 0-7), one read a register
+and pulse however many channels it holds, so the eleven DOUTs of the reference wiring (all
+below GPIO32) cost one read a pulse and DOUTs spread over both registers two; elsewhere pin
+by pin. The readings are transposed into one value a channel after the train, outside the
+timed part. Register words stay below 2**30 (GPIO28-31 and 40-63 do not exist and read 0),
+so they are small ints: reading them allocates nothing.
 """
 
 import time
@@ -27,6 +31,7 @@ except ImportError:  # CPython imports this file only for its constants
     machine = None
 
 GPIO_IN_REG = 0x3FF4403C  # ESP32 GPIO_IN_REG: input levels of GPIO0-31
+GPIO_IN1_REG = 0x3FF44040  # ESP32 GPIO_IN1_REG: input levels of GPIO32-39 (bits 0-7)
 RAW_MIN = -0x800000
 RAW_MAX = 0x7FFFFF
 GAIN_PULSES = {128: 25, 32: 26, 64: 27}
@@ -46,7 +51,9 @@ def _no_irq_on(state):
 class HX711Bus:
     """Several HX711 sharing SCK; `read()` fills `values` (raw counts, one a channel)."""
 
-    def __init__(self, sck, douts, gain=128, gpios=None, mem=None, reg=GPIO_IN_REG):
+    def __init__(
+        self, sck, douts, gain=128, gpios=None, mem=None, reg=GPIO_IN_REG, reg1=GPIO_IN1_REG
+    ):
         if gain not in GAIN_PULSES:
             raise ValueError(f"HX711 gain must be 128, 64 or 32, not {gain!r}")
         self.sck = sck
@@ -54,23 +61,30 @@ class HX711Bus:
         self.channels = len(self.douts)
         self.extra_pulses = GAIN_PULSES[gain] - 24
         self.values = [0] * self.channels
-        # One word a pulse: bit `self.bits[ch]` is channel ch's DOUT level.
+        # One word a register and pulse: bit `bits[ch]` of the word of register `banks[ch]`
+        # (0: GPIO_IN_REG, 1: GPIO_IN1_REG) is channel ch's DOUT level.
         self._words = [0] * 24
+        self._words1 = [0] * 24
         self.mem = mem
         self.reg = reg
+        self.reg1 = reg1
+        self.banks = [0] * self.channels
         if mem is not None:
             if gpios is None or len(gpios) != self.channels:
                 raise ValueError("register reads need the GPIO number of every DOUT")
             for gpio in gpios:
-                if not 0 <= gpio < 32:
-                    raise ValueError(f"GPIO{gpio} is not in GPIO_IN_REG (0-31)")
-            self.bits = [1 << gpio for gpio in gpios]
+                if not 0 <= gpio <= 39:
+                    raise ValueError(f"GPIO{gpio} is not in GPIO_IN_REG or GPIO_IN1_REG (0-39)")
+            self.banks = [1 if gpio >= 32 else 0 for gpio in gpios]
+            self.bits = [1 << (gpio & 31) for gpio in gpios]
         else:
             self.bits = [1 << ch for ch in range(self.channels)]
-        self._all_bits = 0
-        for bit in self.bits:
-            self._all_bits |= bit
-        self._active_bits = self._all_bits
+        # Per register: every channel's bits, and those of the channels ready() waits for.
+        self._all = [0, 0]
+        for ch in range(self.channels):
+            self._all[self.banks[ch]] |= self.bits[ch]
+        self._active0 = self._all[0]
+        self._active1 = self._all[1]
         if machine is not None and hasattr(machine, "disable_irq"):
             self._irq_off = machine.disable_irq
             self._irq_on = machine.enable_irq
@@ -82,12 +96,16 @@ class HX711Bus:
         self.powered_down = False
         sck.value(0)
 
+    @property
+    def registers(self):
+        """How many input registers a clock pulse reads (0 when reading pin by pin)."""
+        if self.mem is None:
+            return 0
+        return (1 if self._all[0] else 0) + (1 if self._all[1] else 0)
+
     # --- the DOUT lines -----------------------------------------------------------------
 
-    def levels(self):
-        """One word of DOUT levels, bit `bits[ch]` for channel ch (1 = not ready)."""
-        if self.mem is not None:
-            return self.mem[self.reg] & self._all_bits
+    def _pin_word(self):
         word = 0
         douts = self.douts
         bits = self.bits
@@ -98,24 +116,36 @@ class HX711Bus:
 
     def set_active(self, channel_mask):
         """Channels (bit ch of `channel_mask`) that `ready()` waits for; faulted ones are not."""
-        active = 0
+        active = [0, 0]
         for ch in range(self.channels):
             if channel_mask & (1 << ch):
-                active |= self.bits[ch]
-        self._active_bits = active
+                active[self.banks[ch]] |= self.bits[ch]
+        self._active0 = active[0]
+        self._active1 = active[1]
 
     def ready(self):
         """True when every active channel has a conversion ready (all their DOUT low)."""
-        if self.mem is not None:
-            return self.mem[self.reg] & self._active_bits == 0
-        return self.levels() & self._active_bits == 0
+        mem = self.mem
+        if mem is None:
+            return self._pin_word() & self._active0 == 0
+        if mem[self.reg] & self._active0:
+            return False
+        return not self._active1 or mem[self.reg1] & self._active1 == 0
 
     def not_ready(self):
         """Bit ch set for every channel whose DOUT is high now."""
-        word = self.levels()
+        mem = self.mem
+        if mem is None:
+            word0 = self._pin_word()
+            word1 = 0
+        else:
+            word0 = mem[self.reg] if self._all[0] else 0
+            word1 = mem[self.reg1] if self._all[1] else 0
         mask = 0
+        banks = self.banks
+        bits = self.bits
         for ch in range(self.channels):
-            if word & self.bits[ch]:
+            if (word1 if banks[ch] else word0) & bits[ch]:
                 mask |= 1 << ch
         return mask
 
@@ -134,8 +164,12 @@ class HX711Bus:
         ticks_us = time.ticks_us
         ticks_diff = time.ticks_diff
         words = self._words
+        words1 = self._words1
         mem = self.mem
         reg = self.reg
+        reg1 = self.reg1
+        read0 = self._all[0] != 0
+        read1 = self._all[1] != 0
         longest = 0
         state = self._irq_off()
         try:
@@ -147,8 +181,12 @@ class HX711Bus:
                     high = ticks_diff(ticks_us(), t0)
                     if high > longest:
                         longest = high
-                    # DOUT is valid from 0.1 us after the rising edge until the next one.
-                    words[i] = mem[reg]
+                    # DOUT is valid from 0.1 us after the rising edge until the next one;
+                    # the reads come after the falling edge so they never stretch the pulse.
+                    if read0:
+                        words[i] = mem[reg]
+                    if read1:
+                        words1[i] = mem[reg1]
             else:
                 douts = self.douts
                 bits = self.bits
@@ -183,12 +221,14 @@ class HX711Bus:
             return False
         values = self.values
         bits = self.bits
+        banks = self.banks
         for ch in range(self.channels):
             bit = bits[ch]
+            bank_words = words1 if banks[ch] else words
             value = 0
             for i in range(24):
                 value <<= 1
-                if words[i] & bit:
+                if bank_words[i] & bit:
                     value |= 1
             # 24-bit two's complement: 0x800000 is -8388608, 0xFFFFFF is -1.
             if value & 0x800000:

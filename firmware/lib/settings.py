@@ -18,7 +18,8 @@ Fields (defaults in DEFAULTS):
   zones            number of zones (= len(pins.hx711_dout))
   sample_rate_hz   10 or 80: must match the HX711 boards' RATE pin
   drop_sensor      "mat", "piezo", "both" or "none"
-  hx711_read       "register" (one GPIO_IN_REG read a clock pulse, ESP32), "pins" or "auto"
+  hx711_read       "register" (ESP32: one read of GPIO_IN_REG, and of GPIO_IN1_REG for DOUTs
+                   at GPIO32-39, a clock pulse), "pins" (pin by pin) or "auto"
   hx711_gain       128 or 64 (channel A)
   leds.count, leds.brightness (0-1), leds.zones {"1": [led indexes], ...}
   weights_interval_ms, status_interval_s, trace, trace_batch, outbox_size, watchdog_ms,
@@ -43,8 +44,8 @@ ESP32_GPIOS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25,
 INPUT_ONLY_GPIOS = (34, 35, 36, 37, 38, 39)
 
 DEFAULT_PINS = {
-    "hx711_sck": 23,
-    "hx711_dout": [13, 14, 16, 17, 18, 19, 21, 22, 25, 26],
+    "hx711_sck": 33,
+    "hx711_dout": [13, 14, 4, 23, 18, 19, 21, 22, 25, 26],
     "mat_dout": 27,
     "led_data": 32,
     "piezo": 34,

@@ -38,11 +38,14 @@ class PinMap:
 
 
 # Binding for firmware and schematic alike (firmware/config.json). None is a strapping pin
-# (0, 2, 5, 12, 15), a flash pin (6-11) or the console (1, 3); SCK and LED data are outputs,
-# so they avoid the input-only GPIO34-39; the piezo comparator uses input-only GPIO34.
+# (0, 2, 5, 12, 15), a flash pin (6-11), the console (1, 3) or a PSRAM pin of WROVER modules
+# (16, 17), so the same wiring works on a WROOM and a WROVER DevKitC. The eleven DOUT inputs
+# take all eleven GPIOs left below 32, so one read of GPIO_IN_REG samples every amplifier
+# on each clock pulse; the two outputs (SCK, LED data) go to GPIO32/33, which can drive
+# (GPIO34-39 cannot); the piezo comparator uses input-only GPIO34.
 SHIP_PINS = PinMap(
-    hx711_sck=23,
-    hx711_dout=(13, 14, 16, 17, 18, 19, 21, 22, 25, 26),
+    hx711_sck=33,
+    hx711_dout=(13, 14, 4, 23, 18, 19, 21, 22, 25, 26),
     mat_dout=27,
     led_data=32,
     piezo=34,
@@ -128,7 +131,7 @@ def pins_named(part, name: str) -> list:
 
 
 def check_pin_choices(pins: PinMap) -> None:
-    """Raise ValueError naming the signal if a GPIO cannot do its job on an ESP32 DevKitC."""
+    """Raise ValueError naming the signal if a GPIO cannot do its job on a WROOM/WROVER DevKitC."""
     signals = [("hx711_sck", pins.hx711_sck, "output")]
     signals += [(f"hx711_dout[{i}]", gpio, "input") for i, gpio in enumerate(pins.hx711_dout)]
     signals += [
@@ -148,6 +151,8 @@ def check_pin_choices(pins: PinMap) -> None:
             raise ValueError(f"{signal}: GPIO{gpio} is a strapping pin (sampled at reset)")
         if gpio in parts.CONSOLE_GPIOS:
             raise ValueError(f"{signal}: GPIO{gpio} is the USB serial console")
+        if gpio in parts.PSRAM_GPIOS:
+            raise ValueError(f"{signal}: GPIO{gpio} drives the PSRAM on WROVER modules")
         if direction == "output" and gpio in parts.INPUT_ONLY_GPIOS:
             raise ValueError(f"{signal}: GPIO{gpio} is input-only and cannot drive an output")
         if gpio in seen:

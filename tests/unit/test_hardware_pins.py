@@ -120,7 +120,9 @@ def test_the_schematic_pin_map_is_the_config_pin_map(config_pins):
 @pytest.mark.parametrize(
     ("change", "complaint"),
     [
-        ({"hx711_dout": (6, 14, 16, 17, 18, 19, 21, 22, 25, 26)}, "flash"),
+        ({"hx711_dout": (6, 14, 4, 23, 18, 19, 21, 22, 25, 26)}, "flash"),
+        ({"hx711_dout": (13, 14, 16, 17, 18, 19, 21, 22, 25, 26)}, "PSRAM on WROVER"),
+        ({"mat_dout": 17}, "PSRAM on WROVER"),
         ({"mat_dout": 12}, "strapping"),
         ({"led_data": 2}, "strapping"),
         ({"hx711_sck": 35}, "input-only"),
@@ -136,9 +138,15 @@ def test_unsound_pin_choices_are_refused_with_the_reason(change, complaint):
         check_pin_choices(dataclasses.replace(SHIP_PINS, **change))
 
 
-def test_the_chosen_pins_avoid_flash_strapping_and_console_pins():
+def test_the_chosen_pins_avoid_flash_strapping_console_and_psram_pins():
     check_pin_choices(SHIP_PINS)
     used = {SHIP_PINS.hx711_sck, SHIP_PINS.mat_dout, SHIP_PINS.led_data, SHIP_PINS.piezo}
     used |= set(SHIP_PINS.hx711_dout)
-    assert not used & (parts.FLASH_GPIOS | parts.STRAPPING_GPIOS | parts.CONSOLE_GPIOS)
+    avoid = parts.FLASH_GPIOS | parts.STRAPPING_GPIOS | parts.CONSOLE_GPIOS | parts.PSRAM_GPIOS
+    assert not used & avoid  # so a WROOM and a WROVER DevKitC both take this wiring
     assert SHIP_PINS.piezo in parts.INPUT_ONLY_GPIOS  # GPIO34: input only, as the brief says
+
+
+def test_every_amplifier_dout_is_in_gpio_in_reg_so_a_pulse_costs_one_read():
+    douts = [*SHIP_PINS.hx711_dout, SHIP_PINS.mat_dout]
+    assert all(0 <= gpio < 32 for gpio in douts), douts
