@@ -69,7 +69,8 @@ def virtual_tables(options, people: tuple[str, ...] = (), seed: int = 0) -> Iter
             return tables
 
         tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(30)
-        service.wait_for("demo-1", lambda s: s["ship"]["online"])
+        # the detector learns the empty ship's baseline before people put anything on it
+        service.wait_for("demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000)
         try:
             yield service, tables[0]
         finally:

@@ -105,7 +105,7 @@ def by_hand(phone, table_page, selector: str, done_js: str) -> None:
         )
         if phone.locator("#error").is_hidden():
             return
-        assert "moving" in phone.locator("#error").inner_text()
+        assert re.search("moving|watching", phone.locator("#error").inner_text())
         phone.evaluate("document.getElementById('error').hidden = true")
         table_page.wait_for_function(f"window.bosunReceived.length > {seen + 1}")
     raise AssertionError(f"the ship never took {selector}")

@@ -21,6 +21,9 @@ from bosun.games import Rejected
 from bosun.referee.runtime import TableRuntime
 from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
 
+# Ship milliseconds a hand-placed piece may take to be refereed before another may follow.
+PLACE_WATCH_MS = 6000.0
+
 __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream", "summary"]
 
 
@@ -45,6 +48,8 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             if player is not None:
                 return runtime, player
         raise ApiError(404, "unknown seat link: the game may have ended; ask for a new link")
+
+    placing: dict[tuple[str, str], tuple] = {}  # (table, player) -> (game, loaded, ship ms)
 
     def require_operator(request: Request) -> None:
         given = request.headers.get("x-bosun-key") or request.query_params.get("key") or ""
@@ -134,11 +139,21 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
                 if not isinstance(item, str) or not isinstance(zone, int) or not 1 <= zone <= 10:
                     raise ValueError("place needs an item and a zone 1-10")
                 ship = runtime.virtual.node.ship
+                watching = placing.get((runtime.config.id, player))
+                loaded = state["pieces_loaded"] if state and state["turn"] == player else None
+                if (
+                    watching is not None
+                    and loaded is not None
+                    and watching[:2] == (runtime.game_id, loaded)
+                    and ship.now_ms - watching[2] < PLACE_WATCH_MS
+                ):  # a second tap before the first piece is refereed would load two
+                    raise ValueError("the referee is still watching your last piece settle")
                 # VirtualTable.place sets the hand down at busy_until_ms, which lies in the
                 # past once the ship has been still for a while: nothing is moving, so "busy
                 # until now" is the same truth and the hand starts now
                 ship.busy_until_us = max(ship.busy_until_us, ship.now_us)
                 runtime.virtual.place(player, item, zone)
+                placing[(runtime.config.id, player)] = (runtime.game_id, loaded, ship.now_ms)
             elif body.get("do") == "tip":
                 outcome = body.get("outcome", "landed")
                 if outcome not in ("landed", "caught", "bounced"):

@@ -13,6 +13,7 @@
   const base = "/api/seat/" + encodeURIComponent(token);
   let snap = null;
   let busy = false;
+  let placing = null; // a piece set down and not yet refereed: no second tap meanwhile
   let stream = null;
   let errorTimer = null;
 
@@ -32,6 +33,7 @@
       const snapshot = await Bosun.api(path, { json: body });
       el("error").hidden = true;
       if (snapshot && snapshot.state !== undefined) show(snapshot);
+      return true;
     } catch (err) {
       if (err.status === 404) {
         followNextGame();
@@ -42,6 +44,7 @@
       busy = false;
       root.classList.remove("busy");
     }
+    return false;
   }
 
   const colourOf = (p) => ((snap && snap.referee && snap.referee.colours) || {})[p] || "#ccc";
@@ -118,6 +121,11 @@
     if (!s.virtual || !isHuman(s) || !st || st.phase !== "turn" || st.turn !== me) return "";
     const mine = st.players[me];
     const left = (st.pieces_announced || 1) - (st.pieces_loaded || 0);
+    if (placing && (placing.loaded !== st.pieces_loaded || performance.now() - placing.at > 8000)) placing = null;
+    if (placing) {
+      return '<h2>Your hands <span class="muted">(virtual ship)</span></h2><p class="placing">Setting the ' + esc(placing.item) +
+        " down on zone " + st.target_zone + " … the referee watches it come to rest.</p>";
+    }
     const aboard = Object.values(st.ship || {}).some((items) => items.length);
     let html = '<h2>Your hands <span class="muted">(virtual ship)</span></h2>';
     if (left > 0) {
@@ -209,9 +217,16 @@
       case "announce":
         send(base, { type: "announce", pieces: parseInt(d.pieces, 10) });
         break;
-      case "place":
-        send(base + "/virtual", { do: "place", item: d.item, zone: snap.state.target_zone });
+      case "place": {
+        const placed = { item: d.item, loaded: snap.state.pieces_loaded, at: performance.now() };
+        send(base + "/virtual", { do: "place", item: d.item, zone: snap.state.target_zone }).then((ok) => {
+          if (ok) {
+            placing = placed;
+            if (snap) show(snap);
+          }
+        });
         break;
+      }
       case "tip":
         send(base + "/virtual", { do: "tip", outcome: d.outcome });
         break;
