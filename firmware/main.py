@@ -10,6 +10,15 @@ try:
     os.stat("maintenance")
     print("bosun: maintenance file present, the ship is not started (remove it and reset)")
 except OSError:
-    import ship
+    try:
+        import ship
 
-    ship.main()
+        ship.main()
+    except MemoryError:
+        # Loaded from .mpy files the code alone needs ~93 KB of heap: a WROOM (no PSRAM) has
+        # ~110 KB, too little with the ship's state. Say what to do, then fail as usual.
+        print(
+            "bosun: out of memory starting the ship. An ESP32 without PSRAM needs"
+            " MicroPython with the firmware frozen in (firmware/manifest.py, README: Firmware)"
+        )
+        raise

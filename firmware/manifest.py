@@ -1,11 +1,16 @@
-# Freezes the ship's firmware into a MicroPython image, so its code runs from flash instead
-# of the heap. Loaded as .mpy files, code and state take ~150 KB of heap on the 64-bit
-# unix port (less on the 32-bit ESP32, but a WROOM without PSRAM has only ~110 KB in all).
-# Use it when the board has no PSRAM:
+# Freezes the ship's firmware into a MicroPython image for an ESP32 without PSRAM (the
+# recommended ESP32-DevKitC-32E): bytecode, constants and names then stay in flash, and only
+# the modules' objects take heap. Heap need, measured stage by stage by bosun.board.heap on
+# the 32-bit WebAssembly port (4-byte objects like the ESP32's; `bench/firmware_loop.py`):
+#   code loaded from .mpy files ~93 KB | frozen ~14 KB; Ship() state ~17 KB; a full
+#   outbox (128 events) ~26 KB. So ~136 KB as .mpy files: more than the ~110 KB heap of a
+#   WROOM (111,936 bytes on MicroPython 1.22+); ~57 KB frozen: half of it.
+# Build the image once (ESP-IDF 5.x, MicroPython 1.22 or newer):
 #   cd micropython/ports/esp32
 #   make BOARD=ESP32_GENERIC FROZEN_MANIFEST=/path/to/bosun/firmware/manifest.py
-# then flash that image with esptool and copy only main.py and config.json (not lib/).
-# Boards with PSRAM run the stock ESP32_GENERIC-SPIRAM image and `make flash` as they are.
+# flash it with esptool (README: Firmware), then `make flash PORT=... FROZEN=1` copies only
+# main.py and config.json. A PSRAM board (WROVER, ESP32_GENERIC-SPIRAM image) runs the
+# .mpy files of a plain `make flash` instead.
 include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821 (defined by MicroPython's build)
 package("shipsense", base_path="lib")  # noqa: F821
 for name in (
