@@ -34,6 +34,9 @@ READY_TIMEOUT_PERIODS = 2
 LED_FRAME_MS = 40
 SLEEP_IF_AHEAD_US = 2500
 IMPACT_RECENT_MS = 1000
+# Heap an event takes in the outbox, with room to spare: measured ~205 bytes on 32-bit
+# MicroPython (the ESP32) and ~281 on the 64-bit unix port (bosun.board.heap).
+OUTBOX_EVENT_BYTES = 256 if sys.maxsize < 2**32 else 512
 RESET_CAUSES = {
     getattr(machine, "PWRON_RESET", -1): "power on",
     getattr(machine, "HARD_RESET", -2): "hard reset",
@@ -119,7 +122,10 @@ class Ship:
         if self.detector_problem:
             log("detector: " + self.detector_problem)
 
-        self.outbox = Outbox(cfg["outbox_size"])
+        self.outbox_problem = None
+        self.outbox = Outbox(self._outbox_size(cfg["outbox_size"]))
+        if self.outbox_problem:
+            log("outbox: " + self.outbox_problem)
         self.commands = Commands(self)
         self.wifi = None
         self.link = self._make_link()
@@ -163,6 +169,25 @@ class Ship:
         except Exception as error:
             return None, f"could not start: {error!r}"
         return detector, None
+
+    def _outbox_size(self, wanted):
+        """`wanted`, or fewer events if a full outbox would leave under a quarter of the heap.
+
+        A WROOM's ~110 KB heap holds the default 128 events (~26 KB) with the firmware frozen
+        in, but not the 1024 config.json allows: better a smaller ring, said in the status,
+        than a MemoryError in the middle of an outage.
+        """
+        gc.collect()
+        free = gc.mem_free()
+        fits = (free - (free + gc.mem_alloc()) // 4) // OUTBOX_EVENT_BYTES
+        if wanted <= fits:
+            return wanted
+        size = max(16, fits)
+        self.outbox_problem = (
+            f"outbox_size {wanted} does not fit this board's heap ({free // 1024} KB free): "
+            f"keeping {size} events"
+        )
+        return size
 
     def _make_link(self):
         cfg = self.config
@@ -234,6 +259,8 @@ class Ship:
             problems.append("calibration: " + self.cal_problem)
         if self.detector_problem:
             problems.append("detector: " + self.detector_problem)
+        if self.outbox_problem:
+            problems.append("outbox: " + self.outbox_problem)
         for name, reason in self.cells.faults():
             problems.append(f"{name} is faulted: {reason}")
         if self.outbox.lost:

