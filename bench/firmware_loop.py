@@ -1,7 +1,12 @@
-"""The firmware's sample loop under real MicroPython: per-sample cost and slack.
+"""The firmware's sample loop under real MicroPython: heap need, per-sample cost and slack.
 
-    .venv/bin/python -m bench.firmware_loop --seconds 30
+    .venv/bin/python -m bench.firmware_loop --seconds 30 [--wasm PACKAGE_DIR]
 
+Part 0 measures the firmware's heap need stage by stage (bosun.board.heap) on the unix port
+(64-bit objects) and, with --wasm, on the 32-bit WebAssembly port like the ESP32's objects:
+PACKAGE_DIR is the installed npm package @micropython/micropython-webassembly-pyscript
+(`npm install --prefix build/wasm @micropython/micropython-webassembly-pyscript`, then
+build/wasm/node_modules/@micropython/micropython-webassembly-pyscript).
 Part 1 times the firmware's own code per sample under MicroPython on this machine, with
 hardware that costs nothing (a pin that does nothing, a GPIO register that answers at once),
 so the figures are the firmware's: the HX711 pulse train and transposition for 11 channels,
@@ -39,9 +44,11 @@ class Register:
 N = 2000
 results = {}
 pins = [NullPin() for _ in range(11)]
-for mode in ("register", "pins"):
-    if mode == "register":
+for mode in ("register", "register2", "pins"):
+    if mode == "register":  # every DOUT below GPIO32, as wired: GPIO_IN_REG only
         bus = HX711Bus(NullPin(), pins, 128, list(range(13, 24)), Register())
+    elif mode == "register2":  # five DOUTs at GPIO32-39: GPIO_IN1_REG read too
+        bus = HX711Bus(NullPin(), pins, 128, list(range(13, 19)) + [32, 33, 35, 36, 39], Register())
     else:
         bus = HX711Bus(NullPin(), pins, 128)
     t = time.ticks_us()
@@ -145,10 +152,41 @@ def part2(seconds: float) -> list[dict]:
     return windows
 
 
+def part0(wasm: str | None) -> None:
+    from bosun.board.heap import WROOM_HEAP_BYTES, measure_unix, measure_wasm
+
+    runs = [("unix port, 64-bit objects", measure_unix)]
+    if wasm:
+        runs.append(("WebAssembly port, 32-bit objects", lambda: measure_wasm(wasm)))
+    for label, measure in runs:
+        figures = measure()
+        kb = lambda n: f"{n / 1024:.1f} KB"  # noqa: E731
+        print(f"  {label}:")
+        print(f"    code as .mpy files: {kb(figures.code_mpy)}, frozen: {kb(figures.code_frozen)}")
+        print(f"    Ship() state: {kb(figures.state)}")
+        print(
+            f"    full outbox ({figures.outbox_events} events, "
+            f"{figures.outbox_payload_bytes // figures.outbox_events} B of JSON each): "
+            f"{kb(figures.outbox)} ({figures.outbox // figures.outbox_events} B an event)"
+        )
+        print(
+            f"    need: {kb(figures.need_mpy)} as .mpy, {kb(figures.need_frozen)} frozen "
+            f"(WROOM heap {kb(WROOM_HEAP_BYTES)})"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.firmware_loop")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--wasm", help="folder of the npm package @micropython/micropython-webassembly-pyscript"
+    )
+    parser.add_argument("--heap-only", action="store_true", help="part 0 only")
     args = parser.parse_args()
+    print("part 0: the firmware's heap need under MicroPython")
+    part0(args.wasm)
+    if args.heap_only:
+        return 0
     print("part 1: the firmware's code per sample under MicroPython (free hardware)")
     for key, value in part1(min(args.seconds, 60)).items():
         print(f"  {key}: {value:.1f}" if isinstance(value, float) else f"  {key}: {value}")

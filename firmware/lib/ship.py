@@ -173,7 +173,7 @@ class Ship:
     def _outbox_size(self, wanted):
         """`wanted`, or fewer events if a full outbox would leave under a quarter of the heap.
 
-        A WROOM's ~110 KB heap holds the default 128 events (~26 KB) with the firmware frozen
+        A WROOM's ~109 KB heap holds the default 128 events (~26 KB) with the firmware frozen
         in, but not the 1024 config.json allows: better a smaller ring, said in the status,
         than a MemoryError in the middle of an outage.
         """
