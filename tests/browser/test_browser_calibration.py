@@ -60,6 +60,7 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
         # a 100 g weight on zone 6: the live reading shows it, then the zone is calibrated
         page.fill("#known-g", "100")
         page.click('#zones-table button[data-hand="weight"][data-zone="6"]')
+        expect(page.locator('#zones-table button[data-hand="take"][data-zone="6"]')).to_be_visible()
         page.wait_for_function(
             "parseFloat(document.querySelector('[data-reading=\"6\"]').textContent) > 99"
         )
@@ -76,6 +77,8 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
         weighed = {}
         for item in ("rat", "bottle", "boat"):
             page.click(f'#items-table button[data-hand="piece"][data-item="{item}"]')
+            take = page.locator('#items-table button[data-hand="take"][data-zone="2"]')
+            expect(take.first).to_be_visible()  # the hand has put it down
             true_grams = node.hand_loads[1].grams
             page.wait_for_function(
                 "parseFloat(document.querySelectorAll('.reading-cell strong')[1].textContent)"
