@@ -116,5 +116,62 @@
     return parts.join("");
   }
 
-  Bosun.boards.riffraff = { ship: ship, zones: ZONES };
+  // The table view's phase: round, whose turn and where, the captain's decision, winners.
+  function phaseHtml(snapshot) {
+    const s = snapshot.state;
+    if (!s) return "<h2>No game</h2>";
+    const colours = (snapshot.referee || {}).colours || {};
+    const who = (p) => '<span class="who" style="--c:' + esc(colours[p] || "#ccc") + '">' + esc(p) + "</span>";
+    const roundText = s.cycle === 2 ? "Round " + s.round + " of 20 (second pass)" : "Round " + s.round + (Object.keys(s.players).length === 2 ? " of 20" : " of 10");
+    const settle = s.settle_s ? "three-second rule" : "settles immediately";
+    let body = "";
+    if (s.phase === "choose") {
+      const waiting = Object.keys(s.players).filter((p) => !s.players[p].chosen);
+      body = '<p class="phase-title">Choose your cards</p><p class="phase-sub">' +
+        (waiting.length ? "waiting for " + waiting.map(who).join(", ") : "all chosen") + "</p>";
+    } else if (s.phase === "decide") {
+      const what = s.pending.decision === "captain" ? "who becomes captain (RR5)" : "who goes next (RR6)";
+      body = '<p class="phase-title">' + who(s.pending.by) + " decides</p><p class=\"phase-sub\">" + esc(what) + " among " + s.pending.among.map(who).join(", ") + "</p>";
+    } else if (s.phase === "turn") {
+      const pieces = s.pieces_announced === 2 ? "two pieces" : "one piece";
+      body = '<p class="phase-title turn" style="--c:' + esc(colours[s.turn] || "#f4a261") + '">' + esc(s.turn) + "'s turn</p>" +
+        '<p class="phase-sub">load ' + pieces + ' on <strong class="zone-call" data-zone="' + s.target_zone + '">zone ' + s.target_zone + "</strong>" +
+        (s.pieces_loaded ? " · " + s.pieces_loaded + " loaded" : "") + "</p>";
+    } else if (s.phase === "over") {
+      body = '<p class="phase-title">' + (s.winners.length ? s.winners.map(who).join(" and ") + (s.winners.length > 1 ? " win" : " wins") : "Game over") + "</p>" +
+        '<p class="phase-sub">' + (snapshot.virtual ? "a new game starts in a moment" : "start a new game when you are ready") + "</p>";
+    }
+    return '<div class="phase-head"><span>' + esc(roundText) + '</span><span class="muted">' + esc(settle) + "</span></div>" + body;
+  }
+
+  // The table view's players: colour, captain, person or bot, card, supply, played cards.
+  function playersHtml(snapshot) {
+    const s = snapshot.state;
+    if (!s) return "";
+    const colours = (snapshot.referee || {}).colours || {};
+    const humans = snapshot.humans || [];
+    const rows = Object.keys(s.players).map((p) => {
+      const info = s.players[p];
+      let card;
+      if (info.card !== null && info.card !== undefined) card = '<span class="card-chip" data-card="' + info.card + '">' + info.card + "</span>";
+      else if (info.chosen) card = '<span class="card-chip hidden-card" title="chosen, secret until all have chosen">✓</span>';
+      else card = '<span class="card-chip empty" title="not chosen yet">…</span>';
+      const items = Bosun.ITEMS.filter((i) => info.items[i] > 0)
+        .map((i) => '<span class="supply-item">' + Bosun.itemIcon(i, 22) + (info.items[i] > 1 ? "<sub>" + info.items[i] + "</sub>" : "") + "</span>")
+        .join("");
+      const tags = [];
+      if (s.captain === p) tags.push('<span class="tag captain">captain</span>');
+      if (snapshot.virtual) tags.push(humans.indexOf(p) >= 0 ? '<span class="tag human">person</span>' : '<span class="tag bot">bot</span>');
+      const active = s.turn === p ? " active" : "";
+      return '<li class="player' + active + '" data-player="' + esc(p) + '" style="--c:' + esc(colours[p] || "#ccc") + '">' +
+        '<div class="player-line"><span class="dot"></span><span class="name">' + esc(p) + "</span>" + tags.join("") + card + "</div>" +
+        '<div class="player-line small"><span class="supply-count" data-supply="' + info.supply + '">' + info.supply + " pieces</span>" + items + "</div>" +
+        '<div class="played muted">played: ' + (info.played.length ? info.played.join(" · ") : "—") + "</div></li>";
+    });
+    const boxed = s.boxed ? '<p class="muted">' + s.boxed + " piece" + (s.boxed > 1 ? "s" : "") + " in the box (RR12)</p>" : "";
+    return "<h2>Players</h2><ol class=\"player-list\">" + rows.join("") + "</ol>" + boxed;
+  }
+
+  // every board module: draw(snapshot, {compact}), phase(snapshot), players(snapshot)
+  Bosun.boards.riffraff = { draw: ship, ship: ship, phase: phaseHtml, players: playersHtml, zones: ZONES };
 })();

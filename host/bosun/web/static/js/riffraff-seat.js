@@ -9,7 +9,7 @@
   const scale = parseFloat(root.dataset.scale || "1") || 1;
   const esc = Bosun.esc;
   const el = (id) => document.getElementById(id);
-  const board = Bosun.boards[root.dataset.game] || Bosun.boards.riffraff;
+  const board = Bosun.boards.riffraff;
   const base = "/api/seat/" + encodeURIComponent(token);
   let snap = null;
   let busy = false;
