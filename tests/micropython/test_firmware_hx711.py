@@ -190,9 +190,15 @@ def test_the_first_readings_after_power_up_are_unsettled_and_then_exact():
             down = bus.not_ready()
             bus.power_up()
             readings = []
+            chip = board.chips[0]
             for _ in range(6):
+                before = chip.conversions
                 wait_ready(bus)
                 checked_read(bus)
+                if chip.conversions - before != 1:
+                    # preempted past a whole conversion period: one reading was overwritten
+                    # unread, as a real HX711 would do it. The host's doing: start over.
+                    raise Preempted()
                 readings.append(bus.values[0])
             return [down, board.power_down_resets - resets, readings]
         print(json.dumps(attempts(scenario)))
