@@ -148,14 +148,23 @@
     else if (g.abandoned) outcome = "abandoned after " + Bosun.duration(g.length_ms);
     else outcome = (g.winners || []).join(" and ") + " won after " + g.rounds + " rounds, " + Bosun.duration(g.length_ms);
     el("game-summary").textContent = g.players.join(", ") + " — " + outcome + " · " + g.falls + " falls";
+    const exportLog = el("export-log");
+    if (g.running && !root.dataset.key) {
+      // a running game's log holds cards not revealed yet: it is exported once it is over
+      exportLog.removeAttribute("href");
+      exportLog.classList.add("disabled");
+      exportLog.textContent = "Game log (JSONL): when the game is over";
+    }
     Bosun.render(el("timeline"), timelineHtml(data));
-    Bosun.render(el("moments"), momentsHtml(data.moments));
+    const momentsChanged = Bosun.render(el("moments"), momentsHtml(data.moments));
+    window.bosunGame = data;
+    if (g.running) setTimeout(load, 5000); // a running game: look again in a moment
+    if (!momentsChanged) return;
     for (const m of data.moments) {
       const details = document.querySelector('[data-moment="' + m.id + '"]');
       if (details.open) plot(m);
       details.addEventListener("toggle", () => details.open && plot(m));
     }
-    window.bosunGame = data;
   }
   load();
 })();
