@@ -19,8 +19,8 @@ All DOUT lines are read on every pulse: on the ESP32 from the GPIO input registe
 and pulse however many channels it holds, so the eleven DOUTs of the reference wiring (all
 below GPIO32) cost one read a pulse and DOUTs spread over both registers two; elsewhere pin
 by pin. The readings are transposed into one value a channel after the train, outside the
-timed part. Register words stay below 2**30 (GPIO28-31 and 40-63 do not exist and read 0),
-so they are small ints: reading them allocates nothing.
+timed part. The ESP32 has no GPIO28-31, so a register word stays below 2**30: a small int,
+whose reading allocates nothing.
 """
 
 import time
