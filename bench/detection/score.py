@@ -163,9 +163,10 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
     for i, e in enumerate(det_places):
         if i not in used:
             s.spurious_place += 1
-            if any(a <= e["decided_ms"] <= b for a, b in disturbances):
-                s.spurious_from_disturbance += 1
-            s.misses.append(f"{label} spurious place at {e['decided_ms']:.0f}: {e}")
+            near = any(a <= e["decided_ms"] <= b for a, b in disturbances)
+            s.spurious_from_disturbance += near
+            where = " (touch/knock)" if near else ""
+            s.misses.append(f"{label} spurious place{where} at {e['decided_ms']:.0f}: {e}")
 
     # --- falls (episodes) -----------------------------------------------------------------
     det_falls = [e for e in events if e["type"] == "fall"]
@@ -227,9 +228,10 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             )
     for e in strays:
         s.spurious_fall += 1
-        if any(a <= e["decided_ms"] <= b for a, b in disturbances):
-            s.spurious_from_disturbance += 1
-        s.misses.append(f"{label} spurious fall at {e['decided_ms']:.0f}: {e}")
+        near = any(a <= e["decided_ms"] <= b for a, b in disturbances)
+        s.spurious_from_disturbance += near
+        where = " (touch/knock)" if near else ""
+        s.misses.append(f"{label} spurious fall{where} at {e['decided_ms']:.0f}: {e}")
 
     # --- shifts ---------------------------------------------------------------------------
     det_shifts = [e for e in events if e["type"] == "shift"]

@@ -59,11 +59,13 @@ TABLE_MODES = ("none", "mat", "piezo", "both")
 
 # --- tuning (grams and milliseconds; windows become sample counts at the chosen rate) ------
 HISTORY_MS = 3000  # how far back the rings reach
-ZONE_HISTORY_MS = 700
+ZONE_HISTORY_MS = 1000
 FAST_MS = 50  # the moving mean that feeds the triggers
 STABLE_MS = 100  # the span over which "holding still" is judged
 WARMUP_MS = 600  # samples used to learn the empty ship before deciding anything
 TRACK_MS = 4000  # zero-tracking time constant at rest (drift, creep)
+REBASE_MS = 1000  # an episode's starting level: the mean of the rest before it, this long ...
+REBASE_MIN_MS = 200  # ... at least this long (else the zero-tracking level stands)
 NOISE_MS = 3000  # noise estimate time constant at rest
 SIGMA_START_G = 0.1  # noise assumed per zone before it is measured
 GLITCH_MIN_G = 3.0  # the Hampel filter replaces a sample this far off its neighbours' median
@@ -82,7 +84,7 @@ SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
 PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
-PLACE_MAX_WINDOW_MS = 600  # ... and at most this
+PLACE_MAX_WINDOW_MS = 900  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = 3.0  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
@@ -90,6 +92,11 @@ PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
 PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = 0.4
 COMMIT_MIN_MS = 100  # a plateau this long after the release can be weighed if a fall follows
+# A still stretch after the release that stands above where the load first settled is not
+# the piece: a hand brushed it (or more came on). Judged from this long after the release ...
+RISE_GAP_MS = 100
+RISE_MIN_MS = 50  # ... over at least this long before the stretch began
+RISE_COMMIT_MS = 300  # a stretch after the release this long is a piece when more comes on
 QUIET_MS = 150  # the episode is over after this long back at the old level
 ONE_ZONE_FRACTION = 0.5  # a placed piece shows at least this share of its weight on its zone
 TOUCH_MIN_G = 1.5  # smaller transients are not worth a `touch`
@@ -113,6 +120,17 @@ PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still go
 FAULT_LIMIT_G = 5000.0  # a zone beyond this is a broken channel
 INPUT_LIMIT_G = 1.0e6
 MAX_EPISODE_MS = 30000  # a disturbance this long is given up: the levels are re-learned
+
+
+def _top(values):
+    """The largest magnitude among `values` (at least a tiny positive number)."""
+    top = 1.0e-9
+    for v in values:
+        if v > top:
+            top = v
+        elif -v > top:
+            top = -v
+    return top
 
 
 def _grams(value):
@@ -157,8 +175,13 @@ class Detector:
         self.place_min_n = max(3, ns(PLACE_MIN_WINDOW_MS))
         self.place_max_n = max(self.place_min_n, ns(PLACE_MAX_WINDOW_MS))
         self.plain_n = ns(PLAIN_MS)
-        self.plain_drop_n = max(5, ns(PLAIN_DROP_MS))
+        self.plain_drop_n = max(4, ns(PLAIN_DROP_MS))
         self.commit_min_n = max(2, ns(COMMIT_MIN_MS))
+        self.rise_gap_n = ns(RISE_GAP_MS)
+        self.rebase_n = ns(REBASE_MS)
+        self.rebase_min_n = ns(REBASE_MIN_MS)
+        self.rise_min_n = ns(RISE_MIN_MS)
+        self.rise_commit_n = ns(RISE_COMMIT_MS)
         self.merge_gap_n = ns(PLATEAU_MERGE_MS)
         self.quiet_n = ns(QUIET_MS)
         self.shift_settle_n = max(3, ns(SHIFT_SETTLE_MS))
@@ -199,6 +222,7 @@ class Detector:
         self.sway = SwayModel(n_zones, 1.0 / max(1, SWAY_MEMORY_S * 1000 // SWAY_EVERY_MS))
         self._sway_dirty = False
         self.active = False
+        self._rest_k = self.warmup_n
         self._trigger_run = 0
         self._last_fall_k = -(10**9)
         self.leave_level = LEAVE_MIN_G
@@ -415,10 +439,27 @@ class Detector:
                 self._rest_step(k, total)
             if self._trigger_run >= min(2, self.fast_n):
                 self.active = True
-                self._reset_episode(self._find_onset(k, trigger * 0.4))
+                onset = self._find_onset(k, trigger * 0.4)
+                self._rebase(onset)
+                d = fast - self.base
+                self._reset_episode(onset)
             else:
                 return
         self._episode_step(events, k, d, sigma_fast)
+
+    def _rebase(self, onset):
+        """Re-measure the resting total just before an episode: the mean since the ship came
+        to rest, not the slow zero-tracking, which still carries the last decision's error."""
+        last = onset - self.fast_n
+        n = last - self._rest_k + 1
+        if n > self.rebase_n:
+            n = self.rebase_n
+        if n < self.rebase_min_n:
+            return
+        delta = (self._mean_total(last, n) - self.base) / self.n_zones
+        for i in range(self.n_zones):
+            self.ref[i] += delta
+        self.base = self._sum_ref()
 
     def _find_onset(self, k, level):
         """The first recent sample whose total strayed past `level` from the base."""
@@ -489,7 +530,7 @@ class Detector:
             if self.peak >= PLACE_MIN_G:
                 self._area_open = False  # the load has arrived: later hands are not loading
             if self.dropping_k is not None:
-                if self.plateau is not None and d < PLACE_MIN_G:
+                if self.plateau is not None and d < self._empty_g():
                     # it settled back at the old level: the piece itself tipped off
                     level = self.plateau[0]
                     onset = self.dropping_k
@@ -521,6 +562,9 @@ class Detector:
                     ready = self._weighed_enough(level, plateau[2])
                 else:
                     ready = plateau[2] >= self.plain_n
+                if ready and self._rose_since_release(plateau):
+                    self._new_load_phase(plateau)
+                    return
                 if ready and self._load_on_one_zone(k, level, plateau[2]):
                     self._decide_place(events, k)
                     return
@@ -540,7 +584,7 @@ class Detector:
         start = k - n + 1
         plateau = self.plateau
         if plateau is None or self.stable_run == 1:
-            after_release = self.released_k is not None and self.released_k < start
+            after_release = self.released_k is not None and self.released_k <= start
             level = self._mean_total(k, n) - self.base
             tolerance = band if band > PLATEAU_MERGE_G else PLATEAU_MERGE_G
             if (
@@ -548,12 +592,59 @@ class Detector:
                 or plateau[3] != after_release
                 or start - (plateau[1] + plateau[2] - 1) > self.merge_gap_n
                 or abs(level - plateau[0]) > tolerance
+                or self._strayed(plateau, start)
             ):
                 self.plateau = plateau = [0.0, start, n, after_release]
         n = k - plateau[1] + 1
         plateau[2] = n
         w = n if n < self.place_max_n else self.place_max_n
         plateau[0] = self._mean_total(k, w) - self.base
+
+    def _empty_g(self):
+        """Below this (grams above the old level) no piece is left where the load was: the
+        lightest piece's half with items (noise, sway and drift stay below it)."""
+        if self.items:
+            lightest = min(self.items[name] for name in self.items)
+            if 0.5 * lightest > PLACE_MIN_G:
+                return 0.5 * lightest
+        return PLACE_MIN_G
+
+    def _strayed(self, plateau, start):
+        """True if the level left the last still stretch by more than a wobble before this one
+        began (a hand brushing the piece between them): then they are not one stretch."""
+        h = self.history_n
+        level = plateau[0] + self.base
+        j = plateau[1] + plateau[2]
+        while j < start:
+            v = self._fast[j % h] - level
+            if v > self.leave_level or -v > self.leave_level:
+                return True
+            j += 1
+        return False
+
+    def _rose_since_release(self, plateau):
+        """True if a still stretch after the release stands clearly above the level the load
+        first settled at once the hand had let go: not the piece, but a hand brushing it
+        (its going would look like a fall) or more load coming on."""
+        if not plateau[3] or self.released_k is None:
+            return False
+        first = self.released_k + self.rise_gap_n
+        last = plateau[1] - 1
+        n = last - first + 1
+        if n < self.rise_min_n:
+            return False
+        if n > self.place_max_n:
+            n = self.place_max_n
+        settled = self._mean_total(last, n) - self.base
+        return plateau[0] - settled > self.leave_level
+
+    def _new_load_phase(self, plateau):
+        """What holds still now rose after the release: wait for it to go (or be let go of)."""
+        self.peak = plateau[0]
+        self.released_k = None
+        self.plateau = None
+        self.dropping_k = None
+        self.low_run = 0
 
     def _mean_total(self, k, w):
         h = self.history_n
@@ -636,10 +727,13 @@ class Detector:
         each seen through the sway."""
         scores = self.sway.zone_scores(change)
         if self._area_n:
-            inv = 1.0 / self._area_n
-            pressed = self.sway.zone_scores([a * inv for a in self._area])
+            # each on its own scale: a hand pressing hard (or brushing another zone while
+            # the piece comes to rest) must not outweigh where the load rests
+            pressed = self.sway.zone_scores(self._area)
+            rest_top = _top(scores)
+            press_top = _top(pressed)
             for i in range(self.n_zones):
-                scores[i] += pressed[i]
+                scores[i] = scores[i] / rest_top + pressed[i] / press_top
         best = 0
         for i in range(1, self.n_zones):
             if scores[i] > scores[best]:
@@ -674,11 +768,18 @@ class Detector:
         level_ref = 0.0
         if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
             ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
+            if ready and self._rose_since_release(plateau):
+                self._new_load_phase(plateau)
+                return False
             if ready and d > plateau[0] + leave_level and self.dropping_k is None:
-                self._decide_place(events, k)  # more is coming onto the ship
+                # more is coming onto the ship: a second piece comes after the first has
+                # rung out, so a short stretch right after the release is not weighed (a
+                # hand brushing the fresh piece, or its ringing seen at 10 SPS)
+                if not plateau[3] or plateau[2] >= self.rise_commit_n:
+                    self._decide_place(events, k)
                 return False
             if ready and d < plateau[0] - leave_level:
-                self.low_run = self.low_run + 1 if d < 0.5 * PLACE_MIN_G else 0
+                self.low_run = self.low_run + 1 if d < self._empty_g() else 0
                 if self.low_run >= self.low_n:
                     level_ref = plateau[0]  # back to the old level: the piece itself left
                 elif self.dropping_k is None:
@@ -730,7 +831,20 @@ class Detector:
         for i in range(1, self.n_zones):
             if losses[i] > losses[worst]:
                 worst = i
-        return worst == loaded
+        if worst == loaded:
+            return True
+        # another zone lost it: a piece leaving only if a zone that held cargo lost most of
+        # it; else it was a hand brushing an empty zone while the piece came to rest
+        grams = self._losses(change)
+        drop = 0.0
+        for v in change:
+            drop -= v
+        empty = self._empty_g()
+        for i in range(self.n_zones):
+            could = self.ref[i] >= empty and self.ref[i] >= 0.5 * grams[i]
+            if i != loaded and grams[i] >= 0.5 * drop and could:
+                return False
+        return True
 
     def _losses(self, change):
         """Per zone: grams lost (positive) once sway is taken out, least-squares amplitudes."""
@@ -1024,6 +1138,7 @@ class Detector:
                 }
             )
         self.active = False
+        self._rest_k = k
         self._trigger_run = 0
         self.leave = None
         self.returned = None
