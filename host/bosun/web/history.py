@@ -34,6 +34,7 @@ LOAD_BEFORE_MS, LOAD_AFTER_MS = 1500.0, 1500.0
 FALL_BEFORE_MS, FALL_AFTER_MS = 1000.0, 2500.0
 MAX_TRACE_SPAN_MS = 30_000.0
 MAX_GAMES_LISTED = 300
+MAX_GAMES_KEPT = 5000  # finished games kept replayed in memory (statistics read them all)
 TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # bosun.tables.TableId
 
 
@@ -222,7 +223,7 @@ class GameArchive:
         result = (replay_game(actions, running=row.running), entries)
         if not row.running:
             self._finished[row.game_id] = result
-            while len(self._finished) > 2000:
+            while len(self._finished) > MAX_GAMES_KEPT:
                 self._finished.pop(next(iter(self._finished)))
         return result
 
@@ -234,7 +235,8 @@ class GameArchive:
         except UnknownGame:
             raise ApiError(404, f"no game {game_id[:64]!r}") from None
 
-    def rows(self, table_id: str | None = None) -> list[GameRow]:
+    def rows(self, table_id: str | None = None, limit: int | None = MAX_GAMES_LISTED) -> list:
+        """The table's (or every) game, newest first; at most `limit` (None: all)."""
         if table_id is not None and not TABLE_ID.fullmatch(table_id):
             raise ApiError(
                 400, "table must be a table id like t1 (lower-case letters, digits, - _)"
@@ -243,7 +245,7 @@ class GameArchive:
             rows = self.ctx.store.games(table_id=table_id)
         except StoreError as why:
             raise ApiError(400, str(why)) from None
-        return rows[-MAX_GAMES_LISTED:][::-1]  # newest first
+        return (rows if limit is None else rows[-limit:])[::-1]
 
     def summaries(self, table_id: str | None = None) -> list[dict[str, Any]]:
         return [summarise(row, self.replayed(row)[0]) for row in self.rows(table_id)]

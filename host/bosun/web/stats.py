@@ -106,7 +106,7 @@ def create_stats_api(archive: GameArchive) -> APIRouter:
     @router.get("/api/stats")
     async def statistics(table: str | None = None) -> dict[str, Any]:
         games = []
-        for row in archive.rows(table):
+        for row in archive.rows(table, limit=None):
             if row.game != "riffraff":
                 continue  # Montego Bay's statistics come with its pages
             replayed, _ = archive.replayed(row)
