@@ -26,7 +26,7 @@ HALVES = {"tuning": 1000, "held-back": 5000}
 HELD_BACK_2 = {"held-back-2": 9000}
 # More tuning traces, simulated later when the tuning half had little left to teach; never
 # part of the scored corpus (`--half extra` runs them).
-EXTRA = {"extra": 2000, "extra2": 3000, "extra3": 4000}
+EXTRA = {"extra": 2000, "extra2": 3000, "extra3": 4000, "extra4": 6000, "extra5": 8000}
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
 

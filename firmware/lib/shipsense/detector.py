@@ -51,7 +51,14 @@ six-hour session is as exact as a minute, also with single-precision floats on t
 from array import array
 from math import sqrt
 
-from shipsense.items import Cargo, check_items, name_fall, name_place, place_margin
+from shipsense.items import (
+    Cargo,
+    check_items,
+    name_fall,
+    name_place,
+    place_margin,
+    weighing_error_g,
+)
 from shipsense.sway import SwayModel
 from shipsense.table import TableSense
 
@@ -98,6 +105,11 @@ RISE_GAP_MS = 100
 RISE_MIN_MS = 50  # ... over at least this long before the stretch began
 RISE_COMMIT_MS = 300  # a stretch after the release this long is a piece when more comes on
 QUIET_MS = 150  # the episode is over after this long back at the old level
+# A drop soon after a place that leaves a piece's weight behind and fits no cargo of the
+# zones that lost it was a hand weighed with the fresh piece (with items only).
+FRESH_MS = 1500
+FRESH_FIT_ERRORS = 2.5  # what stays fits a piece this well ...
+FRESH_CARGO_ERRORS = 3.0  # ... and what went fits no cargo better than this
 ONE_ZONE_FRACTION = 0.5  # a placed piece shows at least this share of its weight on its zone
 TOUCH_MIN_G = 1.5  # smaller transients are not worth a `touch`
 SHIFT_MIN_G = 0.9
@@ -120,6 +132,34 @@ PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still go
 FAULT_LIMIT_G = 5000.0  # a zone beyond this is a broken channel
 INPUT_LIMIT_G = 1.0e6
 MAX_EPISODE_MS = 30000  # a disturbance this long is given up: the levels are re-learned
+
+
+def _fit_errors(grams, items):
+    """How many weighing errors `grams` is from the nearest item's weight."""
+    best = 1.0e30
+    for name in items:
+        error = abs(grams - items[name]) / weighing_error_g(items[name])
+        if error < best:
+            best = error
+    return best
+
+
+def _subset_fit(grams, pieces, items):
+    """How many weighing errors `grams` is from the best sum of some of `pieces` (names)."""
+    best = 1.0e30
+    n = len(pieces)
+    if n > 6:
+        n = 6  # the most recent few: enough to tell, bounded work
+    first = len(pieces) - n
+    for mask in range(1, 1 << n):
+        total = 0.0
+        for j in range(n):
+            if mask >> j & 1:
+                total += items[pieces[first + j]]
+        error = abs(grams - total) / weighing_error_g(total)
+        if error < best:
+            best = error
+    return best
 
 
 def _top(values):
@@ -172,7 +212,7 @@ class Detector:
         self.leave_ringing_n = ns(LEAVE_RINGING_MS)
         self.low_n = max(2, self.leave_ringing_n)
         self.ringing_n = ns(RINGING_MS)
-        self.place_min_n = max(3, ns(PLACE_MIN_WINDOW_MS))
+        self.place_min_n = max(5, ns(PLACE_MIN_WINDOW_MS))
         self.place_max_n = max(self.place_min_n, ns(PLACE_MAX_WINDOW_MS))
         self.plain_n = ns(PLAIN_MS)
         self.plain_drop_n = max(4, ns(PLAIN_DROP_MS))
@@ -182,6 +222,7 @@ class Detector:
         self.rebase_min_n = ns(REBASE_MIN_MS)
         self.rise_min_n = ns(RISE_MIN_MS)
         self.rise_commit_n = ns(RISE_COMMIT_MS)
+        self.fresh_n = ns(FRESH_MS)
         self.merge_gap_n = ns(PLATEAU_MERGE_MS)
         self.quiet_n = ns(QUIET_MS)
         self.shift_settle_n = max(3, ns(SHIFT_SETTLE_MS))
@@ -225,6 +266,7 @@ class Detector:
         self._rest_k = self.warmup_n
         self._trigger_run = 0
         self._last_fall_k = -(10**9)
+        self._last_place = None  # (k, zone, grams, item) of the latest place, with items
         self.leave_level = LEAVE_MIN_G
         self._reset_episode(0)
         self.table_sense = None
@@ -717,6 +759,7 @@ class Detector:
                 event["ambiguous"] = True
                 event["alternatives"] = alternatives
             self.cargo.add(zone + 1, item)
+            self._last_place = (k, zone, grams, item)
         events.append(event)
         self.ref[zone] += grams
         self.base = self._sum_ref()
@@ -967,7 +1010,55 @@ class Detector:
         if -d < 0.5 * -leave["deepest"] or -d < PLACE_MIN_G:
             self._weight_returned(events, k)
             return
+        if self._hand_on_fresh_piece(drop):
+            self._unweigh_hand(events, k, drop)
+            return
         self._decide_fall(events, k, drop, w, k)
+
+    def _hand_on_fresh_piece(self, drop):
+        """True if what went was a hand weighed with the piece placed just before, not cargo:
+        it went from that piece's zone, what stays there is a piece, and the zone held
+        nothing else that fits (the belief about its cargo, or nothing at all)."""
+        last = self._last_place
+        if last is None or self.leave["onset_k"] - last[0] > self.fresh_n:
+            return False
+        place_k, zone, grams, item = last
+        if self.leave["zones"][0] != zone:
+            return False
+        rest = grams - drop
+        if rest < self._empty_g() or _fit_errors(rest, self.items) > FRESH_FIT_ERRORS:
+            return False
+        for z in self.leave["zones"]:
+            aboard = list(self.cargo.zones[z + 1])
+            if z == zone:
+                if self.ref[zone] - grams < self._empty_g():
+                    continue  # the zone held nothing before this piece: nothing else to go
+                if item in aboard:
+                    aboard.remove(item)
+            if _subset_fit(drop, aboard, self.items) <= FRESH_CARGO_ERRORS:
+                return False
+        return True
+
+    def _unweigh_hand(self, events, k, drop):
+        """Take the hand's grams back off the piece placed just before: nothing left."""
+        place_k, zone, grams, item = self._last_place
+        self._last_place = None
+        self.ref[zone] -= drop
+        self.base = self._sum_ref()
+        if self.cargo.remove(zone + 1, item):
+            self.cargo.add(zone + 1, name_place(grams - drop, self.items)[0])
+        events.append(
+            {
+                "type": "stay",
+                "t_ms": self._time_of(self.leave["onset_k"]),
+                "decided_ms": self._now(),
+                "grams": _grams(drop),
+            }
+        )
+        self.leave = None
+        self._after_commit(k)
+        if self.table_sense is not None:
+            self.table_sense.settle_hit(False, self._now())
 
     def _reached(self, k, since, level):
         """The first sample from `since` on whose fast mean was at or below `level` (grams
@@ -1023,6 +1114,7 @@ class Detector:
         self.base = self._sum_ref()
         self.leave = None
         self._last_fall_k = k
+        self._last_place = None
         self._after_commit(k)
         if self.table_sense is not None:
             more = self.table_sense.settle_hit(True, self._now())
