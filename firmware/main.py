@@ -15,7 +15,7 @@ except OSError:
 
         ship.main()
     except MemoryError:
-        # Loaded from .mpy files the code alone needs ~91 KB of heap: a WROOM (no PSRAM) has
+        # Loaded from .mpy files the code alone needs ~93 KB of heap: a WROOM (no PSRAM) has
         # ~109 KB, too little with the ship's state. Say what to do, then fail as usual.
         print(
             "bosun: out of memory starting the ship. An ESP32 without PSRAM needs"

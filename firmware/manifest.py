@@ -2,9 +2,9 @@
 # recommended ESP32-DevKitC-32E): bytecode, constants and names then stay in flash, and only
 # the modules' objects take heap. Heap need, measured stage by stage by bosun.board.heap on
 # the 32-bit WebAssembly port (4-byte objects like the ESP32's; `bench/firmware_loop.py`):
-#   code loaded from .mpy files ~91 KB | frozen ~13 KB; Ship() state ~17 KB; a full
-#   outbox (128 events) ~26 KB. So ~134 KB as .mpy files: more than the ~109 KB heap of a
-#   WROOM (111,936 bytes on MicroPython 1.22+); ~56 KB frozen: half of it.
+#   code loaded from .mpy files ~93 KB | frozen ~14 KB; Ship() state ~18 KB; a full
+#   outbox (128 events) ~26 KB. So ~136 KB as .mpy files: more than the ~109 KB heap of a
+#   WROOM (111,936 bytes on MicroPython 1.22+); ~57 KB frozen: half of it.
 # Build the image once (ESP-IDF 5.x, MicroPython 1.22 or newer):
 #   cd micropython/ports/esp32
 #   make BOARD=ESP32_GENERIC FROZEN_MANIFEST=/path/to/bosun/firmware/manifest.py
