@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import queue
+import threading
 
+import paho.mqtt.client as mqtt
 import pytest
 from support.service import BrokerShip, RunningService
 
@@ -173,3 +176,41 @@ def test_a_rebooted_ship_is_told_again_what_to_light_and_stream(service, ship, m
     assert {"cmd": "trace", "on": True}.items() <= commands[0].items()
     assert commands[1]["cmd"] == "led" and commands[1]["zone"] == 8
     rebooted.close()
+
+
+def test_no_secret_card_travels_over_mqtt(service, ship, mosquitto):
+    """DESIGN.md: secret cards never travel over MQTT; the reveal is in game/state."""
+    heard: queue.Queue = queue.Queue()
+    listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    subscribed = threading.Event()
+    listener.on_message = lambda _c, _u, m: heard.put((m.topic, json.loads(m.payload)))
+    listener.on_subscribe = lambda *_: subscribed.set()
+    listener.connect(mosquitto.host, mosquitto.port)
+    listener.subscribe("bosun/t1/#", qos=1)
+    listener.loop_start()
+    assert subscribed.wait(5)
+    seats = service.seats("t1")
+    act(service, seats["ann"], type="card", value=3)
+    act(service, seats["bob"], type="card", value=8)
+    act(service, seats["cy"], type="card", value=5)  # the reveal
+    service.wait_for("t1", lambda s: s["state"]["phase"] == "turn")
+    messages = []
+
+    def seen(kind: str) -> list[dict]:
+        return [m for t, m in messages if t.endswith(kind)]
+
+    while (
+        len([m for m in seen("game/event") if m["type"] == "card"]) < 3
+        or not [m for m in seen("ship/cmd") if m.get("show") == "prompt"]
+        or not [m for m in seen("game/state") if m["phase"] == "turn"]
+    ):  # everything the broker carried until the reveal was published and bob's zone lit
+        messages.append(heard.get(timeout=5))
+    listener.loop_stop()
+    listener.disconnect()
+    cards = [m for m in seen("game/event") if m["type"] == "card"]
+    assert [c["player"] for c in cards] == ["ann", "bob", "cy"]
+    assert all("value" not in c for c in cards)
+    states = seen("game/state")
+    before_reveal = [s for s in states if s["phase"] == "choose"]
+    assert all(p["card"] is None for s in before_reveal for p in s["players"].values())
+    assert states[-1]["players"]["bob"]["card"] == 8  # revealed together (RR4)

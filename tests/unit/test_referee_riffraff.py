@@ -321,3 +321,13 @@ def test_rr13_the_piezo_counts_a_bounce_beside_a_landing():
     assert actions(out) == [
         {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
     ]
+
+
+def test_rr14_the_settle_window_is_the_games_not_the_tables_default():
+    config = TableConfig(id="t1", players=default_seats(["ann", "bob"]), settle_s=0)
+    setup = {"type": "setup", "game": "riffraff", "players": ["ann", "bob"], "settle_s": 3}
+    t = RiffRaffTable(config, setup)
+    choose(t, ann=8, bob=3)
+    out = place(t, 8, "rat", 1000)
+    assert [a["type"] for a in actions(out)] == ["load"]  # the turn waits for the window
+    assert t.next_deadline_ms() == 4000

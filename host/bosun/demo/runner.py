@@ -50,7 +50,8 @@ class VirtualTable:
             raise ValueError(f"no {item} is left off the ship")
         if ship.on_mat():
             ship.collect()  # tidy the table first, as people do
-        placement = ship.place(zone, item, at_ms=ship.busy_until_ms)
+        # the hand goes down now, or once what is still moving has come to rest
+        placement = ship.place(zone, item, at_ms=max(ship.busy_until_ms, ship.now_ms))
         return placement.piece
 
     def tip(self, player: str, outcome: str) -> list[str]:

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 TICK_S = 0.02  # real seconds between sample batches
 WEIGHTS_EVERY_MS = 500
+WARM_UP_MS = 1000  # the detector's warm-up (600 ms) and then some, before going live
 TRACE_ROWS_A_BATCH = 16  # ~2.5 kB a message, under the protocol's 4 kB
 CHANNELS = 11  # zones 1-10, then the mat
 # As firmware/lib/commands.py: measure this long; a spread above STEADY_G (tare, weigh) or
@@ -110,6 +111,7 @@ class VirtualShipNode:
         self.ship = VirtualShip(self.params, seed)
         self.items = self.ship.calibrated_item_grams()
         self.detector = Detector(rate_hz=80, n_zones=10, table=table_sensor, items=self.items)
+        self.warm_up()
         self.boot = secrets.token_hex(4)
         self.seq = 0
         self._restart = False
@@ -372,12 +374,19 @@ class VirtualShipNode:
             for channel, load in sorted(self.hand_loads.items())
         }
 
+    def warm_up(self) -> None:
+        """Let the detector learn the empty ship (its first ~600 ms) before anyone acts."""
+        while self.ship.now_ms < WARM_UP_MS:
+            sample = self.ship.next_sample()
+            self.detector.feed(sample.t_ms, sample.zones_g, sample.table_g, sample.impact)
+
     def new_game(self) -> None:
         """Between games the players clear the ship and it starts afresh: a new boot."""
         self.games += 1
         self.ship = VirtualShip(self.params, f"{self.seed}/game{self.games}")
         self.detector = Detector(rate_hz=80, n_zones=10, table=self.params.table, items=self.items)
         self.boot, self.seq, self._weights_due_ms = secrets.token_hex(4), 0, 0.0
+        self.warm_up()
         self.hand_loads.clear()
         self.measurement = None
         self._restart = True

@@ -45,6 +45,9 @@ class Game(Protocol[State]):
     def view(self, state: State, viewer: str | None = None) -> dict[str, Any]:
         """The state as `viewer` may see it; `None` is the public view. The only way out."""
 
+    def public_action(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        """An action as it may be published while the game goes on (secrets left out)."""
+
     def players(self, state: State) -> list[str]:
         """Seats in setup order."""
 
@@ -82,6 +85,14 @@ class EngineBase:
         new = copy.deepcopy(state)
         getattr(self, f"_apply_{a.type}")(new, a)
         return new
+
+    # Action type -> the fields that stay secret in what is published (the cards chosen).
+    secret_fields: Mapping[str, tuple[str, ...]] = {}
+
+    def public_action(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        """`action` as anyone may see it go by: a chosen card says who, not which."""
+        hidden = self.secret_fields.get(action.get("type"), ())
+        return {key: value for key, value in action.items() if key not in hidden}
 
     def parse_setup(self, action: Any) -> Any:
         return parse_action({"setup": self.actions["setup"]}, action)

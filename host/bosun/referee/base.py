@@ -36,6 +36,15 @@ class Flag:
         return {"id": self.id, "kind": self.kind, "text": self.text, "options": list(self.options)}
 
 
+def _sensor_name(event: dict[str, Any]) -> str:
+    """'zone 3', 'the table mat', or what the ship called it."""
+    if isinstance(event.get("zone"), int):
+        return f"zone {event['zone']}"
+    if event.get("sensor") == "mat":
+        return "the table mat"
+    return str(event.get("sensor") or "a sensor")[:20]
+
+
 class TableReferee:
     """The game-independent half of a table's referee."""
 
@@ -93,13 +102,11 @@ class TableReferee:
         return handler(event, now_ms)
 
     def _ship_fault(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
-        where = f" on zone {event['zone']}" if event.get("zone") is not None else ""
-        reason = event.get("reason") or event.get("detail") or "sensor fault"
-        return [feed(f"sensor fault{where}: {reason}", level="error")]
+        reason = event.get("reason") or event.get("detail") or "no reading"
+        return [feed(f"sensor fault on {_sensor_name(event)}: {reason}", level="error")]
 
     def _ship_recovered(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
-        where = f"zone {event['zone']}" if event.get("zone") is not None else "the sensor"
-        return [feed(f"{where} reads again")]
+        return [feed(f"{_sensor_name(event)} reads again")]
 
     # -- player inputs -------------------------------------------------------------------
 

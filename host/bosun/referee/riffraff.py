@@ -78,6 +78,7 @@ class RiffRaffTable(TableReferee):
         super().__init__(config, setup)
         # nominal piece weights until the table is calibrated (the wizard stores its own)
         self.item_grams = {**ITEM_GRAMS, **config.items}
+        self.settle_s = self.view["settle_s"]  # RR14: chosen for this game at its setup
         self.episode: FallEpisode | None = None
         self.held_events: list[dict[str, Any]] = []
         self.settle_deadline_ms: int | None = None
@@ -106,7 +107,7 @@ class RiffRaffTable(TableReferee):
         return {
             **super().referee_state(),
             "settle_deadline_ms": self.settle_deadline_ms,
-            "settle_s": self.config.settle_s,
+            "settle_s": self.settle_s,
             "fall_in_progress": self.episode is not None or self.leaving_since_ms is not None,
         }
 
@@ -263,7 +264,7 @@ class RiffRaffTable(TableReferee):
 
     def _start_settle(self, now_ms: int) -> list[Effect]:
         """RR14: the turn ends once the last piece rests and the window has passed."""
-        settle_s = self.config.settle_s
+        settle_s = self.settle_s
         self.settle_deadline_ms = now_ms + settle_s * 1000
         if settle_s == 0:
             return self.on_timer(now_ms)
@@ -383,7 +384,7 @@ class RiffRaffTable(TableReferee):
 
     def resumed(self, now_ms: int) -> None:
         if self.settle_deadline_ms is not None:  # restart the window in full
-            self.settle_deadline_ms = now_ms + self.config.settle_s * 1000
+            self.settle_deadline_ms = now_ms + self.settle_s * 1000
 
     def undone(self) -> None:
         self.settle_deadline_ms = None

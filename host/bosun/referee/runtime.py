@@ -387,14 +387,16 @@ class TableRuntime:
         self.feed.append({"at_ms": self.clock.now_ms(), **effect.payload})
 
     def _publish_state(self, effects: list[Effect] = ()) -> None:
-        for effect in effects:
-            if effect.kind in (fx.ACTION, fx.UNDO):
-                event = (
-                    effect.payload
-                    if effect.kind == fx.ACTION
-                    else {"type": "undo", **effect.payload}
-                )
-                self.bus.publish(f"{self.topic}/game/event", encode(event), qos=1)
+        game = self.referee.match.game if self.referee else None
+        for effect in effects:  # the log as it grows, without a card nobody may see yet
+            if effect.kind == fx.ACTION:
+                event = game.public_action(effect.payload)
+            elif effect.kind == fx.UNDO:
+                event = {"type": "undo", **effect.payload}
+                event["action"] = game.public_action(event["action"])
+            else:
+                continue
+            self.bus.publish(f"{self.topic}/game/event", encode(event), qos=1)
         view = self.referee.view if self.referee else None
         self.bus.publish(f"{self.topic}/game/state", encode(view), qos=1, retain=True)
         self.notify()

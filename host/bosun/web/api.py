@@ -148,10 +148,6 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
                     and ship.now_ms - watching[2] < PLACE_WATCH_MS
                 ):  # a second tap before the first piece is refereed would load two
                     raise ValueError("the referee is still watching your last piece settle")
-                # VirtualTable.place sets the hand down at busy_until_ms, which lies in the
-                # past once the ship has been still for a while: nothing is moving, so "busy
-                # until now" is the same truth and the hand starts now
-                ship.busy_until_us = max(ship.busy_until_us, ship.now_us)
                 runtime.virtual.place(player, item, zone)
                 placing[(runtime.config.id, player)] = (runtime.game_id, loaded, ship.now_ms)
             elif body.get("do") == "tip":

@@ -37,6 +37,7 @@ class MontegoBay(EngineBase):
 
     name = "montego-bay"
     actions = act.ADAPTERS
+    secret_fields = {"cards": ("big", "little", "jack")}  # MB6: revealed together
     build_view = staticmethod(build_view)
 
     # -- the Game protocol -------------------------------------------------------------

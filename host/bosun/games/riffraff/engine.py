@@ -27,6 +27,7 @@ class RiffRaff(EngineBase):
 
     name = "riffraff"
     actions = act.ADAPTERS
+    secret_fields = {"card": ("value",)}  # RR4: revealed together, in the state
     build_view = staticmethod(build_view)
 
     # -- the Game protocol -------------------------------------------------------------
