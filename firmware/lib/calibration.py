@@ -13,6 +13,8 @@ the old file or the new one, never half of one.
 
 import json
 
+from shipsense.protocol import is_number
+
 VERSION = 1
 FILE = "calibration.json"
 # HX711 output range: a tare outside it is a corrupt file, not a reading.
@@ -20,12 +22,6 @@ RAW_MIN = -0x800000
 RAW_MAX = 0x7FFFFF
 MAX_ITEM_GRAMS = 10000
 MAX_ITEM_NAME = 40
-
-
-def _is_number(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return value == value and value not in (float("inf"), float("-inf"))
 
 
 class Calibration:
@@ -84,10 +80,10 @@ def _cell_problem(cell, where):
     if not isinstance(cell, dict):
         return f"{where} must be an object with tare and counts_per_g"
     tare = cell.get("tare")
-    if tare is not None and (not _is_number(tare) or not RAW_MIN <= tare <= RAW_MAX):
+    if tare is not None and (not is_number(tare) or not RAW_MIN <= tare <= RAW_MAX):
         return f"{where}.tare must be HX711 counts {RAW_MIN}..{RAW_MAX} or null, not {tare!r}"
     scale = cell.get("counts_per_g")
-    if not _is_number(scale) or not 0.001 <= abs(scale) <= 1000000:
+    if not is_number(scale) or not 0.001 <= abs(scale) <= 1000000:
         return f"{where}.counts_per_g must be a number of magnitude 0.001-1000000, not {scale!r}"
     return None
 
@@ -120,7 +116,7 @@ def from_json(obj, zones, default_counts_per_g):
         grams = items[name]
         if not isinstance(name, str) or not 1 <= len(name) <= MAX_ITEM_NAME:
             raise ValueError(f"item name {name!r} must be 1-{MAX_ITEM_NAME} characters")
-        if not _is_number(grams) or not 0 < grams <= MAX_ITEM_GRAMS:
+        if not is_number(grams) or not 0 < grams <= MAX_ITEM_GRAMS:
             raise ValueError(f"item {name!r} must weigh above 0 and at most {MAX_ITEM_GRAMS} g")
         cal.items[name] = float(grams)
     cal.source = "flash"

@@ -28,6 +28,8 @@ Fields (defaults in DEFAULTS):
 
 import json
 
+from shipsense.protocol import is_int, is_number
+
 VERSION = 1
 TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 # ESP32 GPIOs that exist; 34-39 are inputs only, 6-11 drive the SPI flash.
@@ -100,16 +102,6 @@ def _copy(value):
     if isinstance(value, list):
         return [_copy(v) for v in value]
     return value
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return value == value and value not in (float("inf"), float("-inf"))
 
 
 def parse_mqtt_url(url):
@@ -194,13 +186,13 @@ def _pins_problem(pins):
     if not isinstance(pins, dict):
         return "pins must be an object"
     for key in ("hx711_sck", "mat_dout", "led_data", "piezo"):
-        if not _is_int(pins.get(key)) or pins[key] not in ESP32_GPIOS:
+        if not is_int(pins.get(key)) or pins[key] not in ESP32_GPIOS:
             return f"pins.{key} must be an ESP32 GPIO number, not {pins.get(key)!r}"
     douts = pins.get("hx711_dout")
     if not isinstance(douts, list) or not 1 <= len(douts) <= 16:
         return "pins.hx711_dout must be a list of 1-16 GPIO numbers, one a zone"
     for gpio in douts:
-        if not _is_int(gpio) or gpio not in ESP32_GPIOS:
+        if not is_int(gpio) or gpio not in ESP32_GPIOS:
             return f"pins.hx711_dout holds {gpio!r}, not an ESP32 GPIO number"
     used = [pins["hx711_sck"], pins["mat_dout"], pins["led_data"], pins["piezo"]] + douts
     for gpio in used:
@@ -249,8 +241,8 @@ def check(raw):
     nullable_text = lambda v: v is None or (isinstance(v, str) and len(v) <= 64)  # noqa: E731
     c.field("mqtt.user", nullable_text, "text or null")
     c.field("mqtt.password", nullable_text, "text or null")
-    c.field("mqtt.keepalive_s", lambda v: _is_int(v) and 5 <= v <= 600, "whole seconds 5-600")
-    c.field("mqtt.backoff_max_s", lambda v: _is_number(v) and 1 <= v <= 300, "seconds 1-300")
+    c.field("mqtt.keepalive_s", lambda v: is_int(v) and 5 <= v <= 600, "whole seconds 5-600")
+    c.field("mqtt.backoff_max_s", lambda v: is_number(v) and 1 <= v <= 300, "seconds 1-300")
 
     pins, present = c.get("pins")
     if present:
@@ -260,7 +252,7 @@ def check(raw):
         else:
             c.problems.append(f"config.json: {problem}; using the reference wiring")
     n_douts = len(c.config["pins"]["hx711_dout"])
-    zones = c.field("zones", lambda v: _is_int(v) and 1 <= v <= 16, "a whole number 1-16")
+    zones = c.field("zones", lambda v: is_int(v) and 1 <= v <= 16, "a whole number 1-16")
     if zones != n_douts:
         c.problems.append(
             f"config.json: zones is {zones} but pins.hx711_dout lists {n_douts}; using {n_douts}"
@@ -270,8 +262,8 @@ def check(raw):
     c.field("drop_sensor", lambda v: v in ("mat", "piezo", "both", "none"), "mat/piezo/both/none")
     c.field("hx711_read", lambda v: v in ("auto", "register", "pins"), "auto/register/pins")
     c.field("hx711_gain", lambda v: v in (128, 64), "128 or 64 (channel A)")
-    count = c.field("leds.count", lambda v: _is_int(v) and 0 <= v <= 512, "a whole number 0-512")
-    c.field("leds.brightness", lambda v: _is_number(v) and 0 <= v <= 1, "a number 0-1")
+    count = c.field("leds.count", lambda v: is_int(v) and 0 <= v <= 512, "a whole number 0-512")
+    c.field("leds.brightness", lambda v: is_number(v) and 0 <= v <= 1, "a number 0-1")
     zone_map, present = c.get("leds.zones")
     default_map = even_led_map(count, n_douts)
     if present and zone_map is not None:
@@ -283,16 +275,16 @@ def check(raw):
             c.put("leds.zones", default_map)
     else:
         c.put("leds.zones", default_map)
-    c.field("weights_interval_ms", lambda v: _is_int(v) and 100 <= v <= 60000, "ms 100-60000")
-    c.field("status_interval_s", lambda v: _is_int(v) and 1 <= v <= 3600, "seconds 1-3600")
+    c.field("weights_interval_ms", lambda v: is_int(v) and 100 <= v <= 60000, "ms 100-60000")
+    c.field("status_interval_s", lambda v: is_int(v) and 1 <= v <= 3600, "seconds 1-3600")
     c.field("trace", lambda v: isinstance(v, bool), "true or false")
-    c.field("trace_batch", lambda v: _is_int(v) and 1 <= v <= 80, "samples 1-80")
-    c.field("outbox_size", lambda v: _is_int(v) and 16 <= v <= 1024, "events 16-1024")
-    c.field("watchdog_ms", lambda v: _is_int(v) and 2000 <= v <= 60000, "ms 2000-60000")
-    c.field("piezo_debounce_ms", lambda v: _is_int(v) and 10 <= v <= 1000, "ms 10-1000")
+    c.field("trace_batch", lambda v: is_int(v) and 1 <= v <= 80, "samples 1-80")
+    c.field("outbox_size", lambda v: is_int(v) and 16 <= v <= 1024, "events 16-1024")
+    c.field("watchdog_ms", lambda v: is_int(v) and 2000 <= v <= 60000, "ms 2000-60000")
+    c.field("piezo_debounce_ms", lambda v: is_int(v) and 10 <= v <= 1000, "ms 10-1000")
     c.field(
         "default_counts_per_g",
-        lambda v: _is_number(v) and 1 <= abs(v) <= 1000000,
+        lambda v: is_number(v) and 1 <= abs(v) <= 1000000,
         "HX711 counts per gram, 1-1000000",
     )
     if c.config["link"] == "mqtt" and not c.config["wifi"]["ssid"]:
@@ -317,7 +309,7 @@ def _led_map_problem(zone_map, count, zones):
         if key not in [str(z + 1) for z in range(zones)]:
             return f"names {key!r}, not a zone 1-{zones}"
         leds = zone_map[key]
-        if not isinstance(leds, list) or not all(_is_int(i) and 0 <= i < count for i in leds):
+        if not isinstance(leds, list) or not all(is_int(i) and 0 <= i < count for i in leds):
             return f"zone {key} must list LED indexes 0-{count - 1}"
     return None
 

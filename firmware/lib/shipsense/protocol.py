@@ -138,12 +138,13 @@ class CommandError(ProtocolError):
         self.name = name
 
 
-def _is_int(value):
-    # MicroPython's bool is not an int subclass, CPython's is: refuse bools on both.
+def is_int(value):
+    """A whole number, not a bool (MicroPython's bool is no int subclass, CPython's is)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value):
+def is_number(value):
+    """A finite int or float, not a bool."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return value == value and value not in (float("inf"), float("-inf"))
@@ -228,13 +229,13 @@ def check_event(msg):
     kind = msg.get("type")
     if not isinstance(kind, str) or not kind:
         raise ProtocolError("event needs a 'type' string")
-    if not _is_number(msg.get("t_ms")):
+    if not is_number(msg.get("t_ms")):
         raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
-    if "decided_ms" in msg and not _is_number(msg["decided_ms"]):
+    if "decided_ms" in msg and not is_number(msg["decided_ms"]):
         raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
     check_boot(msg.get("boot"))
     seq = msg.get("seq")
-    if not _is_int(seq) or seq < 1:
+    if not is_int(seq) or seq < 1:
         raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
     return msg
 
@@ -280,13 +281,13 @@ def check_weights(msg):
     if not isinstance(msg, dict):
         raise ProtocolError("weights must be a JSON object")
     check_boot(msg.get("boot"))
-    if not _is_number(msg.get("t_ms")):
+    if not is_number(msg.get("t_ms")):
         raise ProtocolError("weights need a finite number 't_ms'")
     zones = msg.get("zones_g")
-    if not isinstance(zones, list) or not zones or not all(_is_number(g) for g in zones):
+    if not isinstance(zones, list) or not zones or not all(is_number(g) for g in zones):
         raise ProtocolError("weights need 'zones_g', a list of numbers")
     table_g = msg.get("table_g")
-    if table_g is not None and not _is_number(table_g):
+    if table_g is not None and not is_number(table_g):
         raise ProtocolError("weights 'table_g' must be a number or null")
     return msg
 
@@ -308,7 +309,7 @@ def check_trace(msg):
         if not isinstance(row, list) or len(row) != width:
             raise ProtocolError(f"trace row {i} must be a list of {width} values")
         for j in range(11):
-            if not _is_number(row[j]):
+            if not is_number(row[j]):
                 raise ProtocolError(f"trace row {i}: {TRACE_COLUMNS[j]} must be a number")
     return msg
 
@@ -321,11 +322,11 @@ def _check_field(kind, name, value):
     if kind == "any":
         return None
     if kind == "zone":
-        if _is_int(value) and 1 <= value <= MAX_ZONES:
+        if is_int(value) and 1 <= value <= MAX_ZONES:
             return None
         return f"'{name}' must be a zone number 1-{MAX_ZONES}, not {value!r}"
     if kind == "zone_or_mat":
-        if value == "mat" or (_is_int(value) and 1 <= value <= MAX_ZONES):
+        if value == "mat" or (is_int(value) and 1 <= value <= MAX_ZONES):
             return None
         return f"'{name}' must be a zone number 1-{MAX_ZONES} or 'mat', not {value!r}"
     if kind == "zone_list":
@@ -338,7 +339,7 @@ def _check_field(kind, name, value):
             return f"'{name}' names a zone twice"
         return None
     if kind == "grams":
-        if _is_number(value) and 1 <= value <= MAX_CALIBRATION_GRAMS:
+        if is_number(value) and 1 <= value <= MAX_CALIBRATION_GRAMS:
             return None
         return (
             f"'{name}' must be a weight in grams from 1 to {MAX_CALIBRATION_GRAMS}, not {value!r}"
@@ -348,7 +349,7 @@ def _check_field(kind, name, value):
             return None
         return f"'{name}' must be an item name of 1-{MAX_ITEM_NAME} characters, not {value!r}"
     if kind == "count":
-        if _is_int(value) and 1 <= value <= 50:
+        if is_int(value) and 1 <= value <= 50:
             return None
         return f"'{name}' must be a number of pieces 1-50, not {value!r}"
     if kind == "key":
@@ -363,12 +364,12 @@ def _check_field(kind, name, value):
         if (
             isinstance(value, list)
             and len(value) == 3
-            and all(_is_int(c) and 0 <= c <= 255 for c in value)
+            and all(is_int(c) and 0 <= c <= 255 for c in value)
         ):
             return None
         return f"'{name}' must be [red, green, blue] with each 0-255, not {value!r}"
     if kind == "seconds":
-        if _is_number(value) and 0 < value <= MAX_COUNTDOWN_S:
+        if is_number(value) and 0 < value <= MAX_COUNTDOWN_S:
             return None
         return f"'{name}' must be seconds above 0 and at most {MAX_COUNTDOWN_S}, not {value!r}"
     if kind == "boot":
@@ -376,7 +377,7 @@ def _check_field(kind, name, value):
             return None
         return f"'{name}' must be a boot id, not {value!r}"
     if kind == "seq":
-        if _is_int(value) and value >= 1:
+        if is_int(value) and value >= 1:
             return None
         return f"'{name}' must be an event number from 1, not {value!r}"
     if kind == "bool":
@@ -392,7 +393,7 @@ def check_command(msg):
         raise CommandError("a command must be a JSON object")
     cmd_id = msg.get("id")
     if cmd_id is not None and not (
-        (isinstance(cmd_id, str) and len(cmd_id) <= MAX_ID_LENGTH) or _is_int(cmd_id)
+        (isinstance(cmd_id, str) and len(cmd_id) <= MAX_ID_LENGTH) or is_int(cmd_id)
     ):
         raise CommandError(
             f"'id' must be a string of at most {MAX_ID_LENGTH} characters or an integer"
