@@ -163,6 +163,9 @@ def summary(s: Score) -> dict:
         "place_items": ratio(s.place_items_right, s.place_items),
         "fall_items_exact": ratio(s.fall_items_right, s.fall_items),
         "fall_items_per_piece": ratio(s.fall_pieces_right, s.fall_pieces),
+        "mat_stayed_grams_right": ratio(s.mat_grams_right, s.mat_episodes),
+        "mat_stayed_set_right": ratio(s.mat_set_right, s.mat_episodes),
+        "strikes_right": ratio(s.strikes_right, s.strike_episodes),
         "spurious_place": s.spurious_place,
         "spurious_fall": s.spurious_fall,
         "spurious_from_touch_knock": s.spurious_from_disturbance,
@@ -208,6 +211,16 @@ def report(label: str, s: Score, misses: bool) -> None:
         f"{_ms(s.latency_fall, 99)}; leaving p50 {_ms(s.latency_leaving_start, 50)} after "
         f"the weight starts to go, {_ms(s.latency_leaving, 50)} after contact is lost"
     )
+    if s.mat_episodes:
+        print(
+            f"[{label}] table: mat stayed grams right {s.mat_grams_right}/{s.mat_episodes}, "
+            f"stayed set right {s.mat_set_right}/{s.mat_episodes}"
+        )
+    if s.strike_episodes:
+        print(
+            f"[{label}] table: pieces that struck it counted right {s.strikes_right}/"
+            f"{s.strike_episodes} (too many {s.strikes_over}, too few {s.strikes_under})"
+        )
     print(
         f"[{label}] false places/falls around touches and knocks: "
         f"{s.spurious_from_disturbance}; touch events {s.touch_events} for {s.touches} "

@@ -13,11 +13,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from bosun.sim.geometry import ZONE_HEIGHT_M
+from bosun.sim.params import LEVELS
+from shipsense.items import name_fall
+
 PLACE_EARLY_MS = 1000.0  # a place decided this long before the hand left still counts (wrong)
 PLACE_LATE_MS = 3000.0
 FALL_EARLY_MS = 300.0  # before the first piece started to leave
 FALL_LATE_MS = 1500.0  # after the last piece left
 DISTURBANCE_AFTER_MS = 2000.0  # a false event this soon after a touch/knock is blamed on it
+TABLE_LATE_MS = 1500.0  # table events this long after the last piece landed count for its fall
+MAT_FELT_G = 0.5  # the referee's threshold: less than this on the mat is nothing
 
 
 def tolerance_g(grams: float) -> float:
@@ -66,6 +72,15 @@ class Score:
     latency_leaving_start: list[float] = field(default_factory=list)
     latency_leaving: list[float] = field(default_factory=list)
     leaving_missed: int = 0
+    # the table, per fall episode: what stayed on the mat (grams, and the set of pieces the
+    # referee names from them), and how many pieces struck the table (the piezo)
+    mat_episodes: int = 0
+    mat_grams_right: int = 0
+    mat_set_right: int = 0
+    strike_episodes: int = 0
+    strikes_right: int = 0
+    strikes_over: int = 0
+    strikes_under: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -233,6 +248,8 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         where = " (touch/knock)" if near else ""
         s.misses.append(f"{label} spurious fall{where} at {e['decided_ms']:.0f}: {e}")
 
+    _score_table(s, truth, falls, assigned, events, label)
+
     # --- shifts ---------------------------------------------------------------------------
     det_shifts = [e for e in events if e["type"] == "shift"]
     s.shifts = len(shifts)
@@ -256,6 +273,77 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
                 f"{record['from']}->{record['to']} {record['grams']}"
             )
     return s
+
+
+def _audible(piece: dict, min_mj: float) -> bool:
+    """Whether the piezo could hear this piece strike the table (energy m g h, in mJ)."""
+    return piece["grams"] * 9.81 * ZONE_HEIGHT_M[piece["zone"]] >= min_mj
+
+
+def _score_table(
+    s: Score,
+    truth: list[dict],
+    falls: list[dict],
+    assigned: dict[int, list[dict]],
+    events: list[dict],
+    label: str,
+) -> None:
+    """Per fall episode, what the referee reads from the table's `land` events: which pieces
+    stayed on the mat (by grams, among those the detector said fell) and how many pieces
+    struck the table (stayed + bounced: the mat's bounces, the piezo's `impacts`), as
+    `bosun.referee.riffraff` combines them; the rest were caught."""
+    session = next((r for r in truth if r.get("type") == "session"), None)
+    if session is None or session.get("table") not in ("mat", "piezo", "both"):
+        return
+    table = session["table"]
+    items = session.get("items") or {}
+    level = LEVELS.get(session.get("level", ""))
+    min_mj = level.piezo_min_mj if level is not None else 0.0
+    lands = [e for e in events if e["type"] == "land"]
+    for index, record in enumerate(falls):
+        pieces = record["pieces"]
+        start = min(p["start_ms"] for p in pieces)
+        end = max(p["land_ms"] or p["leave_ms"] for p in pieces) + TABLE_LATE_MS
+        mine = [e for e in lands if start <= e["t_ms"] <= end]  # when it hit, not decided
+        t = record["t_ms"]
+        landed = [p for p in pieces if p["outcome"] == "landed"]
+        reached = [p for p in pieces if p["outcome"] != "caught"]
+        stayed: list[str] = []
+        if table in ("mat", "both"):
+            s.mat_episodes += 1
+            stayed_g = sum(e["grams"] or 0.0 for e in mine if not e.get("bounced"))
+            truth_g = sum(p["grams"] for p in landed)
+            # nothing stayed: the mat must say so too
+            grams_right = grams_ok(stayed_g, truth_g) if truth_g else stayed_g <= MAT_FELT_G
+            s.mat_grams_right += grams_right
+            # the referee names what stayed among the pieces the detector said fell
+            fell = Counter(item for e in assigned.get(index, []) for item in e.get("items", []))
+            if stayed_g > MAT_FELT_G and fell and items:
+                stayed = name_fall(stayed_g, items, aboard_counts=dict(fell))[0]
+            set_right = bool(fell) and sorted(stayed) == sorted(p["item"] for p in landed)
+            s.mat_set_right += set_right
+            if not (grams_right and set_right):
+                s.misses.append(
+                    f"{label} mat at {t:.0f}: stayed {stayed_g:.2f} g {sorted(stayed)}, truth "
+                    f"{truth_g:.2f} g {sorted(p['item'] for p in landed)}"
+                )
+        bounces = sum(1 for e in mine if e.get("bounced"))
+        impacts = sum(e["impacts"] for e in mine if isinstance(e.get("impacts"), int))
+        if table == "mat":
+            struck = len(stayed) + bounces
+            truth_struck = len(reached)
+        elif table == "both":
+            struck = len(stayed) + max(bounces, impacts - len(stayed))
+            truth_struck = len(reached)
+        else:  # the piezo alone hears only strikes hard enough to trip it
+            struck = len(mine)
+            truth_struck = sum(1 for p in reached if _audible(p, min_mj))
+        s.strike_episodes += 1
+        s.strikes_right += struck == truth_struck
+        s.strikes_over += struck > truth_struck
+        s.strikes_under += struck < truth_struck
+        if struck != truth_struck:
+            s.misses.append(f"{label} struck at {t:.0f}: {struck}, truth {truth_struck}")
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -359,3 +359,50 @@ def test_an_unpressed_piece_that_tips_off_before_it_was_decided_is_a_place_and_a
         ("place", "barrel", None),
         ("fall", None, ["barrel"]),
     ]
+
+
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_rr10_a_hand_brushing_the_fresh_piece_itself_is_not_weighed_with_it_nor_a_fall(rate_hz):
+    # the hand comes back to the zone just loaded while the piece still rings: its still top
+    # must not be weighed as the piece, and its going must not be taken for a fall
+    signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1)
+    hand_left = signal.place(6, 4.4, 800.0, press_g=30.0, press_ms=600.0)
+    signal.touch([6], 9.0, hand_left + 120.0, length_ms=550.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (6, "sailor")
+    assert place["grams"] == pytest.approx(4.4, abs=0.5)
+    assert of_type(events, "fall") == []
+
+
+def test_rr10_a_hand_on_a_neighbouring_zone_while_the_piece_settles_at_10_sps_is_no_fall():
+    # at 10 SPS the HX711 blends the release and the brushing hand into one still stretch
+    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1)
+    hand_left = signal.place(9, 7.6, 800.0, press_g=24.0, press_ms=450.0)
+    signal.touch([8], 8.0, hand_left + 130.0, length_ms=250.0)
+    events = detect(signal, ITEMS)
+    assert [(p["zone"], p["item"]) for p in of_type(events, "place")] == [(9, "crate")]
+    assert of_type(events, "fall") == []
+
+
+def test_rr11_at_10_sps_a_pressed_piece_tipping_off_half_a_second_later_is_a_place_and_a_fall():
+    # the HX711 needs 400 ms to show a step: the piece is seen at rest for three samples only
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1)
+    hand_left = signal.place(7, 11.8, 500.0, press_g=17.0, press_ms=450.0)
+    signal.fall(7, 11.8, hand_left + 530.0)
+    events = of_type(detect(signal, ITEMS), "place", "fall")
+    assert [(e["type"], e.get("item"), e.get("items")) for e in events] == [
+        ("place", "boat", None),
+        ("fall", None, ["boat"]),
+    ]
+
+
+def test_a_second_place_soon_after_the_first_is_weighed_from_where_the_ship_rested():
+    # the zero-tracking still carries part of the first weighing's error; the rest before
+    # the second piece is measured instead
+    signal = ShipSignal(seconds=6.0, noise_g=0.25, seed=11)
+    first_left = signal.place(3, 5.2, 1000.0, press_g=15.0)
+    signal.place(5, 6.1, first_left + 1500.0, press_g=15.0)
+    places = of_type(detect(signal, ITEMS), "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(3, "plank"), (5, "barrel")]
+    assert places[1]["grams"] == pytest.approx(6.1, abs=0.3)

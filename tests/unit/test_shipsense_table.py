@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from test_shipsense_detector import ITEMS, detect, of_type
+from test_shipsense_signals import ShipSignal
+
 from shipsense.table import TableSense
 
 
@@ -42,3 +45,27 @@ def test_without_a_piezo_no_strikes_are_reported():
         events += sense.step(k, t, 2.6 if t >= 1000 else 0.0, None, 1 if t >= 900 else 0) or []
     (land,) = [e for e in events if e["type"] == "land"]
     assert "impacts" not in land
+
+
+def test_at_10_sps_a_piece_dropping_off_the_deck_is_heard_landing_not_knocking():
+    # the piezo hears the strike at once, the load cells show the piece leaving some 200 ms
+    # later (the HX711 settles over four periods): the hit waits for the ship's verdict
+    for table in ("piezo", "both"):
+        signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.05, table=table)
+        signal.place(3, 6.1, 1000.0)
+        signal.fall(3, 6.1, 4000.0, flight_ms=110.0)
+        events = detect(signal, ITEMS)
+        assert of_type(events, "knock") == [], table
+        (land,) = of_type(events, "land")
+        assert land["impacts"] == 1
+        (fall,) = of_type(events, "fall")
+        assert fall["items"] == ["barrel"]
+
+
+def test_a_knock_with_nothing_leaving_the_ship_stays_a_knock_at_10_sps():
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.05, table="piezo")
+    signal.knock(2000.0)
+    events = detect(signal)
+    (knock,) = of_type(events, "knock")
+    assert 1900 <= knock["t_ms"] <= 2200
+    assert of_type(events, "land", "place", "fall") == []

@@ -928,14 +928,17 @@ class Detector:
         for z in zones:
             if self.landing_n[z] > wait:
                 wait = self.landing_n[z]
+        # noticed late (a drop first taken for the hand letting go): the landing clock runs
+        # from when the drop got this deep, not from now
+        reached = self._reached(k, onset, 0.7 * d)
         self.leave = {
             "onset_k": onset,
             "notice_k": k,
             "zones": zones,
             "wait_n": wait,
             "deepest": d,
-            "deepest_k": k,
-            "deadline_k": k + wait,
+            "deepest_k": reached,
+            "deadline_k": reached + wait,
             "air_sum": 0.0,
             "air_n": 0,
             "split": None,  # (end_k, window, deadline_k, next_k) when a second piece follows

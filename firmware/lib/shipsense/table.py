@@ -17,7 +17,12 @@ LAND_MIN_G = 0.8  # a piece that stays on the mat weighs at least this
 GLITCH_MIN_G = 3.0
 TRACK_MS = 4000
 NOISE_MS = 3000
-PIEZO_WAIT_MS = 60  # a piezo hit without a mat change this long after is judged alone
+PIEZO_WAIT_MS = 60  # a piezo hit without a mat change this long after is judged alone ...
+# ... plus the HX711's settling (four output periods, datasheet): the piezo is heard at once,
+# the load cells show the same moment that much later (400 ms at 10 SPS), so a hit is only
+# judged once the ship and the mat could have shown what caused it
+HX711_SETTLE_SAMPLES = 4
+MAX_HELD_HITS = 8
 
 
 class TableSense:
@@ -30,7 +35,7 @@ class TableSense:
         self.settle_fall_n = max(3, samples(MAT_SETTLE_FALL_MS))
         self.track_alpha = 1.0 / samples(TRACK_MS)
         self.noise_alpha = 1.0 / samples(NOISE_MS)
-        self.piezo_wait_n = samples(PIEZO_WAIT_MS)
+        self.piezo_wait_n = samples(PIEZO_WAIT_MS) + HX711_SETTLE_SAMPLES
         ring_n = self.settle_fall_n
         self.ring = [0.0] * ring_n
         self.ring_n = ring_n
@@ -47,9 +52,10 @@ class TableSense:
         self.trough = 0.0
         self.in_fall = False
         self.last_impact = 0
-        self.hit_k = None  # a piezo hit waiting for the mat to speak
-        self.hit_t = 0
-        self.held_hit_t = None  # a hit during a possible fall, waiting for the ship's verdict
+        self.hit_k = None  # piezo hits waiting for the load cells to speak: the first's k ...
+        self.hit_t = 0  # ... and time ...
+        self.hit_n = 0  # ... and how many
+        self.held_hits = []  # times of hits during a possible fall, waiting for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         self.k = -1
 
@@ -64,36 +70,50 @@ class TableSense:
             rising = impact == 1 and self.last_impact == 0
             self.last_impact = impact
             if rising:
-                if self.uses_mat and table_g is not None:
-                    if self.active:
-                        self.episode_hits += 1
-                    elif self.hit_k is None:
-                        self.hit_k = k
-                        self.hit_t = t
+                if self.uses_mat and table_g is not None and self.active:
+                    self.episode_hits += 1
+                elif self.hit_k is None:
+                    self.hit_k = k
+                    self.hit_t = t
+                    self.hit_n = 1
                 else:
-                    events = self._piezo_hit(t, fall_context)
+                    self.hit_n += 1
         if self.uses_mat and table_g is not None:
-            more = self._mat_step(k, t, table_g, fall_context)
+            events = self._mat_step(k, t, table_g, fall_context)
+        if self.hit_k is not None and k - self.hit_k > self.piezo_wait_n:
+            # no mat change came with it: judge the hits alone, by what the ship did
+            more = None
+            for _ in range(self.hit_n):
+                one = self._piezo_hit(self.hit_t, t, fall_context)
+                if one:
+                    more = one if more is None else more + one
+            self.hit_k = None
             if more:
                 events = more if events is None else events + more
         return events
 
-    def _piezo_hit(self, t, fall_context):
+    def _land(self, t, now_t):
+        event = {"type": "land", "t_ms": t, "decided_ms": now_t, "grams": None, "bounced": False}
+        if self.uses_piezo:
+            event["impacts"] = 1
+        return event
+
+    def _piezo_hit(self, t, now_t, fall_context):
         if fall_context == 2:  # a fall or a shift is in the air: wait for the ship's verdict
-            if self.held_hit_t is None:
-                self.held_hit_t = t
+            if len(self.held_hits) < MAX_HELD_HITS:
+                self.held_hits.append(t)
             return None
         if fall_context == 1:
-            return [{"type": "land", "t_ms": t, "decided_ms": t, "grams": None, "bounced": False}]
-        return [{"type": "knock", "t_ms": t, "decided_ms": t, "grams": None}]
+            return [self._land(t, now_t)]
+        return [{"type": "knock", "t_ms": t, "decided_ms": now_t, "grams": None}]
 
     def settle_hit(self, is_fall, now_t):
-        """The ship has decided between fall and shift: a held piezo hit becomes a land."""
-        t = self.held_hit_t
-        self.held_hit_t = None
-        if t is None or not is_fall:
+        """The ship has decided between fall and shift: held piezo hits become lands."""
+        held = self.held_hits
+        self.held_hits = []
+        if not held or not is_fall:
             return None  # a shift's piece landing on the deck shook the table: no event
-        return [{"type": "land", "t_ms": t, "decided_ms": now_t, "grams": None, "bounced": False}]
+        return [self._land(t, now_t) for t in held]
 
     def _mat_step(self, k, t, value, fall_context):
         raw = self.raw
@@ -126,7 +146,7 @@ class TableSense:
                 self.episode_hits = 0
                 if self.hit_k is not None and k - self.hit_k <= self.piezo_wait_n:
                     self.onset_t = self.hit_t
-                    self.episode_hits = 1
+                    self.episode_hits = self.hit_n
                 self.hit_k = None
                 self.peak = change if change > 0 else 0.0
                 self.trough = change if change < 0 else 0.0
@@ -136,10 +156,6 @@ class TableSense:
                 if k > 3:
                     self.var += (d2 * d2 / 6.0 - self.var) * self.noise_alpha
                 self.base += change * self.track_alpha
-                if self.hit_k is not None and k - self.hit_k > self.piezo_wait_n:
-                    hit_t = self.hit_t
-                    self.hit_k = None
-                    events = self._piezo_hit(hit_t, fall_context)
         else:
             if fall_context > 0:
                 self.in_fall = True
@@ -166,7 +182,6 @@ class TableSense:
                     events = [self._end_episode(s / n - self.base, t, fall_context)]
                     self.base = s / n
                     self.active = False
-                    self.hit_k = None
         self.prev2 = self.prev1
         self.prev1 = level
         return events
