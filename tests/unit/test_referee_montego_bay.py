@@ -24,7 +24,8 @@ def table_at_a_pending(action: str, seed: int = 3) -> MontegoBayTable:
     """A 3-player table driven by bots' page requests until someone must `action` barrels.
 
     The bots answer on their pages and never move barrels, so the harbour checks of their
-    answers are closed (and flagged) before the scenario starts at T0.
+    answers are closed (and flagged) before the scenario starts at T0; people confirm those
+    flags, and the referee counts on from the harbour as it is.
     """
     players = ["ann", "bob", "cy"]
     config = TableConfig(id="harbour", game="montego-bay", players=default_seats(players))
@@ -35,6 +36,8 @@ def table_at_a_pending(action: str, seed: int = 3) -> MontegoBayTable:
         pending = view["pending"]
         if pending and pending["action"] == action:
             t.on_timer(T0 - 1)
+            for flag in list(t.flags.values()):
+                t.on_input(players[0], {"type": "confirm", "flag": flag.id, "option": "confirm"}, 0)
             return t
         actor = next(p for p in players if t.match.game.legal_actions(t.match.state, p))
         legal = t.match.game.legal_actions(t.match.state, actor)

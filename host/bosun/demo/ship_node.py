@@ -102,15 +102,21 @@ class VirtualShipNode:
         table_sensor: str = "both",
         level: str = "normal",
         scale: float = 1.0,
+        params: ShipParams | None = None,
     ) -> None:
+        """`params` replaces the ship drawn from `level` (e.g. `ShipParams.harbour`)."""
         self.table_id = table_id
         self.scale = scale
-        self.params = ShipParams.draw(level, seed, rate_sps=80, table=table_sensor)
+        if params is None:
+            params = ShipParams.draw(level, seed, rate_sps=80, table=table_sensor)
+        self.params = params
         self.seed = seed
         self.games = 0
         self.ship = VirtualShip(self.params, seed)
         self.items = self.ship.calibrated_item_grams()
-        self.detector = Detector(rate_hz=80, n_zones=10, table=table_sensor, items=self.items)
+        self.detector = Detector(
+            rate_hz=self.params.rate_sps, n_zones=10, table=self.params.table, items=self.items
+        )
         self.warm_up()
         self.boot = secrets.token_hex(4)
         self.seq = 0

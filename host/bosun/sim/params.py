@@ -6,13 +6,16 @@ the way every real ship differs a little from the next. `ShipParams.quiet()` is 
 every effect off; tests switch on one effect at a time with `dataclasses.replace`.
 
 Channels: 0..9 are zones 1..10, 10 is the table mat.
+
+`ShipParams.harbour(seed)` is the same load cells used as Montego Bay's harbour: a dock on
+each hull zone (1-4), only barrels, no drop sensor (see `harbour` below).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bosun.sim.geometry import NEIGHBOURS
 
@@ -32,6 +35,13 @@ ITEM_GRAMS = {
     "bottle": 3.3,
     "rat": 2.6,
 }
+
+# Montego Bay's harbour (the `harbour` preset): a barrel weighs the same as the Montego Bay
+# referee's default (bosun.referee.montego_bay.BARREL_G), and 16 barrels a player (MB16) for
+# up to 4 players are on hand.
+HARBOUR_ITEM_GRAMS = {"barrel": 2.2}
+HARBOUR_BARRELS = 64
+HARBOUR_DOCKS = (1, 2, 3, 4)  # dock n is zone n: the hull's four load cells
 
 TABLE_KINDS = ("mat", "piezo", "both", "none")
 RATES_SPS = (10, 80)  # HX711 RATE pin low / high
@@ -195,6 +205,15 @@ class ShipParams:
             hands=lv.hands,
             piece_scatter=lv.piece_scatter,
         )
+
+    @classmethod
+    def harbour(cls, seed: int | str = 0, level: str = "normal", rate_sps: int = 80) -> ShipParams:
+        """Montego Bay's harbour on the ship's load cells: docks 1-4 are zones 1-4, the
+        pieces are HARBOUR_BARRELS barrels of HARBOUR_ITEM_GRAMS, and there is no drop
+        sensor (a barrel taken off a dock goes back to its owner's hand, it does not fall).
+        Noise, drift, sway and hands are the level's, as drawn for the ship."""
+        ship = cls.draw(level, seed, rate_sps=rate_sps, table="none")
+        return replace(ship, item_grams=dict(HARBOUR_ITEM_GRAMS), pieces_per_item=HARBOUR_BARRELS)
 
 
 @dataclass(frozen=True)
