@@ -66,12 +66,12 @@ TABLE_MODES = ("none", "mat", "piezo", "both")
 
 # --- tuning (grams and milliseconds; windows become sample counts at the chosen rate) ------
 HISTORY_MS = 3000  # how far back the rings reach
-ZONE_HISTORY_MS = 1000
+ZONE_HISTORY_MS = 1300
 FAST_MS = 50  # the moving mean that feeds the triggers
 STABLE_MS = 100  # the span over which "holding still" is judged
 WARMUP_MS = 600  # samples used to learn the empty ship before deciding anything
 TRACK_MS = 4000  # zero-tracking time constant at rest (drift, creep)
-REBASE_MS = 1000  # an episode's starting level: the mean of the rest before it, this long ...
+REBASE_MS = 2000  # an episode's starting level: the mean of the rest before it, this long ...
 REBASE_MIN_MS = 200  # ... at least this long (else the zero-tracking level stands)
 NOISE_MS = 3000  # noise estimate time constant at rest
 SIGMA_START_G = 0.1  # noise assumed per zone before it is measured
@@ -91,9 +91,9 @@ SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
 PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
-PLACE_MAX_WINDOW_MS = 900  # ... and at most this
+PLACE_MAX_WINDOW_MS = 1200  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
-PLACE_MARGIN_SE = 3.0  # with items, until the weight is this many errors from a boundary
+PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
 PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
 PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
@@ -264,6 +264,7 @@ class Detector:
         self._sway_dirty = False
         self.active = False
         self._rest_k = self.warmup_n
+        self._base_n = self.warmup_n  # samples behind the level places are weighed from
         self._trigger_run = 0
         self._last_fall_k = -(10**9)
         self._last_place = None  # (k, zone, grams, item) of the latest place, with items
@@ -497,7 +498,9 @@ class Detector:
         if n > self.rebase_n:
             n = self.rebase_n
         if n < self.rebase_min_n:
+            self._base_n = self.rebase_min_n  # the tracked level, of doubtful age: assume little
             return
+        self._base_n = n
         delta = (self._mean_total(last, n) - self.base) / self.n_zones
         for i in range(self.n_zones):
             self.ref[i] += delta
@@ -700,7 +703,8 @@ class Detector:
             return False
         if n >= self.place_max_n:
             return True
-        se = sqrt(self._var_total / n)
+        # the error of the level it rose from counts too
+        se = sqrt(self._var_total * (1.0 / n + 1.0 / self._base_n))
         if self.items:
             return place_margin(level, self.items) >= PLACE_MARGIN_SE * se
         return se <= PLACE_SE_G
@@ -742,6 +746,7 @@ class Detector:
         plateau = self.plateau
         grams = plateau[0]
         w = plateau[2] if plateau[2] < self.place_max_n else self.place_max_n
+        self._base_n = w  # the new level is the plateau's mean
         change = self._zone_change(k, w)
         zone = self._place_zone(change)
         t_ms = self._time_of(self.released_k if self.released_k is not None else plateau[1])
@@ -999,7 +1004,7 @@ class Detector:
             return
         # a slow slide can hide in the noise: the clock starts when the drop was (nearly)
         # as deep as it is now, whatever the noise said on the way
-        reached = self._reached(k, leave["notice_k"], 0.7 * leave["deepest"])
+        reached = self._reached(k, leave["onset_k"], 0.7 * leave["deepest"])
         if (
             k < reached + leave["wait_n"]
             and k < leave["notice_k"] + leave["wait_n"] + self.extra_wait_n
@@ -1076,6 +1081,7 @@ class Detector:
 
     def _decide_fall(self, events, k, drop, w, end_k):
         leave = self.leave
+        self._base_n = w  # the new level is the mean after the drop
         change = self._zone_change(end_k, w)
         losses = self._losses(change)
         zones = self._losing_zones(change, drop)
