@@ -23,7 +23,9 @@ samples fed) and `decided_ms` (the `t_ms` of the sample that made the decision).
   swing, null without a mat).
 - `collect` {grams}: weight was taken off the mat (a hand collecting fallen pieces).
 - `touch` {grams, zones}: the ship was pressed or brushed and nothing changed.
-- `stay` {grams}: a `leaving` that came to nothing (the weight never left).
+- `stay` {grams}: a `leaving` that came to nothing: the weight never left, or what went was
+  a hand that had been weighed with the piece placed just before (the place's grams are
+  then taken back off internally; the event already sent stands).
 - `fault` {zone, reason}: a load cell reads something no piece can cause.
 
 With items, a place or fall whose weight fits two answers about equally well (or none) gets
@@ -41,8 +43,11 @@ thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum st
 `leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
 height of its zone, or a `shift` if the weight came back. A rise that holds still after the
 hand lets go is a `place`, weighed over a window long enough for the noise measured (and,
-with items, until the weight clearly names one). Zones are told apart after removing the
-ship's sway, whose two modes (roll and pitch) are learned at rest (`shipsense.sway`).
+with items, until the weight clearly names one), from the level the ship rested at just
+before (the mean of that rest, not the slow zero-tracking). A still stretch that rose again
+after the release is a hand brushing the fresh piece, not the piece: it is waited out. Zones
+are told apart after removing the ship's sway, whose two modes (roll and pitch) are learned
+at rest (`shipsense.sway`).
 
 Memory is bounded (fixed rings of a few seconds); time is kept as sample counts, so a
 six-hour session is as exact as a minute, also with single-precision floats on the ESP32.
@@ -90,12 +95,12 @@ RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand tremble
 SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
-PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this ...
+PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this (and 5 samples) ...
 PLACE_MAX_WINDOW_MS = 1200  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
-PLAIN_DROP_MS = 300  # ... or when it held this long and then went away again
+PLAIN_DROP_MS = 300  # ... or when it held this long (4 samples) and then went away again
 PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = 0.4
 COMMIT_MIN_MS = 100  # a plateau this long after the release can be weighed if a fall follows
