@@ -1,5 +1,8 @@
-"""`bosun demo --games N --tables T`: bots play whole games on virtual tables through the
-broker and the full service; a JSON summary is the last line of stdout."""
+"""`bosun demo [--game G] --games N --tables T`: bots play whole games on virtual tables
+through the broker and the full service; a JSON summary is the last line of stdout.
+
+Riff Raff tables are virtual ships; Montego Bay tables are the same load cells as a harbour,
+where the bots move barrels (bosun.demo.harbour)."""
 
 from __future__ import annotations
 
@@ -36,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "each; print a JSON summary (with every referee decision that differed from the "
         "simulator's truth) as the last line; exit 0 when every game ended.",
     )
+    p.add_argument(
+        "--game",
+        choices=("riffraff", "montego-bay"),
+        default="riffraff",
+        help="the game the virtual tables play (default riffraff)",
+    )
     p.add_argument("--games", type=_count(1, 1000), default=1, help="games a table (default 1)")
     p.add_argument("--tables", type=_count(1, 50), default=1, help="virtual tables (default 1)")
     p.add_argument("--seed", type=_count(0, 2**31), default=0, help="random seed (default 0)")
@@ -68,7 +77,9 @@ async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
     await service.start()
     tables = []
     try:
-        tables = await add_virtual_tables(service, args.tables, seed=args.seed, games=args.games)
+        tables = await add_virtual_tables(
+            service, args.tables, seed=args.seed, games=args.games, game=args.game
+        )
         total = args.games * args.tables
         progress = Progress(
             TextColumn("games"),
@@ -96,7 +107,7 @@ async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
     ended = len(games) == args.games * args.tables
     mismatches = sum(len(g["mismatches"]) for g in games)
     console.print(
-        f"{len(games)} games on {args.tables} virtual tables; "
+        f"{len(games)} games on {args.tables} virtual tables ({args.game}); "
         f"{mismatches} referee decisions differed from the truth"
         + ("" if ended else f"; gave up after {args.timeout} s")
     )

@@ -1,12 +1,18 @@
-"""Add virtual tables to a running service: a virtual ship and bot players for each."""
+"""Add virtual tables to a running service: a virtual ship and bot players for each.
+
+A Riff Raff table gets the virtual ship; a Montego Bay table the same load cells as a
+harbour (`bosun.demo.harbour`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bosun.demo.harbour import HarbourPlayers, HarbourStyle, VirtualHarbour
 from bosun.demo.players import BotStyle, GameTally, VirtualTablePlayers
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.service import Service
+from bosun.sim.params import ShipParams
 from bosun.tables import TableConfig, default_seats
 
 SEATS = (("ann", "bob", "cy"), ("dee", "eve", "finn"), ("gus", "hal", "ivy", "jo"), ("kim", "lou"))
@@ -74,11 +80,19 @@ async def add_virtual_tables(
     count: int,
     seed: int = 0,
     games: int | None = None,
-    style: BotStyle | None = None,
-) -> list[VirtualTable]:
-    """Start `count` virtual tables (demo-1, demo-2, ...); `games` per table, or forever."""
+    style: BotStyle | HarbourStyle | None = None,
+    game: str = "riffraff",
+    first: int = 1,
+) -> list[VirtualTable | VirtualHarbour]:
+    """Start `count` virtual tables of `game` (demo-<first>, demo-<first + 1>, ...);
+    `games` per table, or forever."""
+    if game == "montego-bay":
+        return [
+            await add_virtual_harbour(service, index, seed, games, style)
+            for index in range(first - 1, first - 1 + count)
+        ]
     tables = []
-    for index in range(count):
+    for index in range(first - 1, first - 1 + count):
         table_id = f"demo-{index + 1}"
         node = VirtualShipNode(
             table_id, service.broker_address, seed=f"{seed}/{index}", scale=service.clock.scale
@@ -109,3 +123,48 @@ async def add_virtual_tables(
         runtime.virtual = table
         tables.append(table)
     return tables
+
+
+async def add_virtual_harbour(
+    service: Service,
+    index: int,
+    seed: int = 0,
+    games: int | None = None,
+    style: HarbourStyle | None = None,
+) -> VirtualHarbour:
+    """One virtual Montego Bay table, demo-<index + 1>: a harbour and its bot players."""
+    table_id = f"demo-{index + 1}"
+    node_seed = f"{seed}/{index}"
+    node = VirtualShipNode(
+        table_id,
+        service.broker_address,
+        seed=node_seed,
+        scale=service.clock.scale,
+        params=ShipParams.harbour(node_seed),
+    )
+    config = TableConfig(
+        id=table_id,
+        game="montego-bay",
+        players=default_seats(list(SEATS[index % len(SEATS)])),
+        table_sensor="none",
+        items=node.items,
+        demo=True,
+    )
+    runtime = service.add_table(config, fresh=True)
+    node.start()  # after the table exists, so its birth message is not a stranger's
+    runtime.next_game_after_s = NEXT_GAME_AFTER_S
+    runtime.games_left = None if games is None else games - 1
+    players = HarbourPlayers(
+        table_id,
+        node,
+        service.http_url,
+        service.options.operator_key,
+        service.broker_address,
+        seed=node_seed,
+        style=style,
+    )
+    players.hands_off = lambda: runtime.calibrating
+    players.start()
+    table = VirtualHarbour(config, node, players)
+    runtime.virtual = table
+    return table

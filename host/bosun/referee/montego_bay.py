@@ -6,7 +6,8 @@ keeps a running count of the barrels each dock's load cell felt, and holds it ag
 cargo the game has at that dock (MB15):
 
 - a player who answers on their page is checked against the harbour: a difference, now or
-  once the barrels have been moved (CHECK_MS), is flagged for people to confirm;
+  once the barrels have been moved (the harbour still for CHECK_MS), is flagged for people
+  to confirm;
 - a player who just moves the barrels needs no page: once the harbour has been still for
   QUIET_MS and it differs from the game by exactly the barrels the room allows, the referee
   answers for them.
@@ -35,7 +36,9 @@ from bosun.tables import TableConfig
 
 BARREL_G = 2.2  # a Montego Bay barrel, until the table's calibration says otherwise
 QUIET_MS = 1500  # the harbour still for this long after barrels moved: the move is done
-CHECK_MS = 5000  # after a page answer, how long the barrels may take to be moved
+# After a page answer, how long the harbour may stay still without bearing it out: every
+# barrel moved meanwhile gives the people at the table that long again.
+CHECK_MS = 5000
 DOCKS = (1, 2, 3, 4)
 HARBOUR_FLAG = "harbour_mismatch"
 REQUEST_FIELDS = {
@@ -122,30 +125,28 @@ class MontegoBayTable(TableReferee):
         # A refused request is not stored, so it must leave the referee as it was (replays
         # rebuild the referee from the stored inputs alone): the engine is asked first.
         self.match.game.apply(self.match.state, action)
-        out: list[Effect] = []
+        # the barrels moved for this question; and whether the barrels of earlier answers or
+        # of ships that moved up are still awaited, so that what was felt is not this answer's
+        felt, before = self._moved(), self._expected()
+        awaited = bool(self.ships_moving or self.checks)
+        out = self._apply(action, by_player=True)
         if kind in ("load", "unload"):
-            # one answer at a time: an earlier one the harbour never bore out is settled now
-            out += self._settle_checks(now_ms, everything=True)
-        # the barrels moved for this question, and whether earlier ships are still moving
-        felt, before, moving = self._moved(), self._expected(), bool(self.ships_moving)
-        out += self._apply(action, by_player=True)
-        if kind in ("load", "unload"):
-            out += self._check_answer(action, felt, before, moving, now_ms)
+            out += self._check_answer(action, felt, before, awaited, now_ms)
         return out + self._after_change(now_ms)
 
     def _check_answer(
-        self, action: dict, felt: dict, before: Counter, moving: bool, now_ms: int
+        self, action: dict, felt: dict, before: Counter, awaited: bool, now_ms: int
     ) -> list[Effect]:
         """Hold a page's answer against what the harbour felt (MB15). Counts are signed:
-        barrels a dock gained are positive, barrels taken off it negative. `moving`: ships
-        were still being moved up when it came, so what was felt is not the answer yet."""
+        barrels a dock gained are positive, barrels taken off it negative. `awaited`: other
+        barrels were still to be moved when it came, so it is checked once they have been."""
         declared = _signed(action)
         what = f"{action['player']}'s {action['type']}"
         if self._in_question():
             return [feed(f"{what} not checked: the harbour is in question (see the flag)")]
         if felt == declared:
             return [feed(f"the harbour agrees with {what}")]
-        if moving or _on_the_way(felt, declared):  # barrels still to be moved
+        if awaited or _on_the_way(felt, declared):  # barrels still to be moved
             check = {"action": action, "declared": declared, "before": before}
             self.checks.append({**check, "deadline_ms": now_ms + CHECK_MS})
             return self._settle_checks(now_ms)
@@ -220,6 +221,8 @@ class MontegoBayTable(TableReferee):
             if barrels == 0:
                 return out
         self.felt[dock] += barrels
+        for check in self.checks:  # people are still moving barrels: give them time
+            check["deadline_ms"] = max(check["deadline_ms"], now_ms + CHECK_MS)
         owed = any(
             dock in check["declared"] and (check["declared"][dock] > 0) == (barrels > 0)
             for check in self.checks
@@ -241,9 +244,10 @@ class MontegoBayTable(TableReferee):
         self.quiet_deadline_ms = now_ms + QUIET_MS
         return out
 
-    def _settle_checks(self, now_ms: int, everything: bool = False) -> list[Effect]:
-        """Close the page answers the harbour now bears out; flag those past their time (or
-        all of them, with `everything`)."""
+    def _settle_checks(self, now_ms: int) -> list[Effect]:
+        """Close the page answers the harbour now bears out (it holds what the game says, or
+        what the answer said on top of what the game had before it); flag those past their
+        time."""
         out: list[Effect] = []
         in_step = not self._moved()  # the harbour holds exactly what the game says
         for check in list(self.checks):
@@ -252,7 +256,7 @@ class MontegoBayTable(TableReferee):
             if in_step or moved == check["declared"]:
                 self.checks.remove(check)
                 out.append(feed(f"the harbour agrees with {action['player']}'s {action['type']}"))
-            elif everything or now_ms >= check["deadline_ms"]:
+            elif now_ms >= check["deadline_ms"]:
                 self.checks.remove(check)
                 out.append(self._mismatch_flag(action, check["declared"], moved))
         return out
@@ -319,6 +323,8 @@ class MontegoBayTable(TableReferee):
         if action["type"] in ("load", "unload"):
             by_ships = _minus(by_ships, _signed(action))
         self.ships_moving.update(by_ships)
+        if not self.ships_moving.intersection(self._moved()):
+            self.ships_moving = set()  # nothing to follow: the harbour already matches
         return out
 
     def _question_key(self) -> tuple | None:

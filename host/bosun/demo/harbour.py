@@ -1,0 +1,576 @@
+"""A virtual Montego Bay table: the ship's load cells as a harbour, and bot players.
+
+The harbour is the virtual ship with `ShipParams.harbour` (docks 1-4 on zones 1-4, barrels
+only), published on the broker by a `VirtualShipNode` like any ship. The bots play through
+the real service like people would: they declare for Lazy Jack and choose cards on their
+pages, and answer the harbour's questions (MB15) mostly by moving barrels on the docks and
+leaving the answer to the referee, sometimes by answering on their page and then moving the
+barrels. The table's hands (`HarbourPlayers._keep_harbour`) follow the game as people do:
+when ships sail or move up (MB9, MB10) they take the barrels off and move the ships.
+
+What the referee decided is checked against what the bots really did: a load or unload
+that differs from the barrels moved, a flag, an undo or an answer never read is a mismatch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import paho.mqtt.client as mqtt
+
+from bosun.bots.montego_bay import BotPolicy, choose_decision
+from bosun.bus.mqtt import send_without_delay
+from bosun.demo.ship_node import VirtualShipNode
+from bosun.sim.params import HARBOUR_DOCKS
+from bosun.tables import TableConfig
+
+log = logging.getLogger(__name__)
+
+TICK_S = 0.05
+# Ship milliseconds after the barrels of a bot's answer came to rest by which the referee
+# must have answered for it (QUIET_MS and the detector's own delay, with room to spare).
+ANSWER_TIMEOUT_MS = 8000.0
+FLAG_POLL_MS = 1000.0  # how often idle bots look at the table for flags to answer
+# People look at the harbour before they decide; the bots give the detector as long to
+# report the last move (its decisions come ~0.3-0.6 s after a barrel came to rest).
+LOOK_MS = 1000.0
+MAX_BARRELS_A_HAND = 8  # a person's hand at a virtual harbour moves at most this many
+# The detector takes weight leaving a zone within 1.5 s of deciding a place there for the
+# hand that set the piece down (shipsense's FRESH_MS: a `stay`), and it decides a place up
+# to ~1.5 s after the piece came to rest: barrels are taken off a dock only this long after
+# the last ones set down on it came to rest.
+TAKE_AFTER_PUT_MS = 3500.0
+
+
+@dataclass(frozen=True)
+class HarbourStyle:
+    """How the bots at a virtual harbour play."""
+
+    page_answer_probability: float = 0.3  # answer on the page, then move the barrels
+    think_ms: tuple[float, float] = (300.0, 900.0)  # ship time before a bot decides
+    gap_ms: tuple[float, float] = (150.0, 400.0)  # between two moves of the table's hands
+    policy: BotPolicy = field(default_factory=BotPolicy)
+
+
+@dataclass
+class HarbourTally:
+    """One finished Montego Bay game, with the referee's decisions checked against truth."""
+
+    table: str
+    game_id: str
+    winners: list[str] = field(default_factory=list)
+    rounds: int = 0
+    points: dict[str, int] = field(default_factory=dict)
+    ships_sailed: int = 0
+    ships_filled: int = 0
+    jack_hired: int = 0
+    bumps: int = 0
+    page_answers: int = 0  # loads and unloads a bot answered on its page
+    harbour_answers: int = 0  # ... that the referee read from the harbour
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "game_id": self.game_id,
+            "game": "montego-bay",
+            "winners": self.winners,
+            "rounds": self.rounds,
+            "points": self.points,
+            "ships_sailed": self.ships_sailed,
+            "ships_filled": self.ships_filled,
+            "jack_hired": self.jack_hired,
+            "bumps": self.bumps,
+            "page_answers": self.page_answers,
+            "harbour_answers": self.harbour_answers,
+            "mismatches": self.mismatches,
+        }
+
+
+def expected_barrels(state: dict[str, Any] | None) -> Counter[int]:
+    """Barrels the game has at each dock."""
+    if not state:
+        return Counter()
+    return Counter(
+        {
+            dock: sum(ship["cargo"].values())
+            for dock, ship in enumerate(state["docks"], 1)
+            if ship and "cargo" in ship
+        }
+    )
+
+
+def question_key(game_id: str | None, state: dict[str, Any] | None) -> tuple | None:
+    """The pending load/unload question of `state`, as a key (None when nobody is asked)."""
+    pending = state and state.get("pending")
+    if not pending:
+        return None
+    return (game_id, state["round"], pending["room"], pending["action"], pending["player"])
+
+
+def signed(action: str, ships: dict[str, int]) -> Counter[int]:
+    sign = 1 if action == "load" else -1
+    return Counter({int(dock): sign * n for dock, n in ships.items() if n})
+
+
+class HarbourPlayers:
+    """All bot seats of one virtual Montego Bay table, and the table's hands; seats in
+    `humans` are left to people (their pages stand in for their hands)."""
+
+    def __init__(
+        self,
+        table_id: str,
+        node: VirtualShipNode,
+        http_url: str,
+        operator_key: str,
+        broker: tuple[str, int],
+        seed: int | str = 0,
+        style: HarbourStyle | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.node = node
+        self.style = style or HarbourStyle()
+        self.rng = random.Random(f"{seed}/harbour-players")
+        self.humans: set[str] = set()
+        self.http = httpx.AsyncClient(base_url=http_url, timeout=10)
+        self.operator_key = operator_key
+        self.finished: list[HarbourTally] = []
+        self.state: dict[str, Any] | None = None
+        # Barrels moved (or to be moved) for the question now asked, by a bot or a person:
+        # the table's hands leave them be. (question key, signed barrels by dock)
+        self.answer_moves: tuple[tuple | None, Counter[int]] = (None, Counter())
+        self._actions: asyncio.Queue = asyncio.Queue()
+        self._state_changed = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._game_id: str | None = None
+        self._seats: dict[str, str] = {}
+        self._tally: HarbourTally | None = None
+        self._finished_ids: set[str] = set()
+        self._asked: set[tuple] = set()  # decisions already sent
+        self._truths: list[dict[str, Any]] = []  # answers the bots gave with their hands
+        self._waiting: dict[str, Any] | None = None  # a harbour answer the referee owes
+        self._seen_events: list[dict] = []
+        self._next_move_ms = 0.0  # the table's hands rest until then (ship time)
+        self._put_done_ms: dict[int, float] = {}  # dock -> when barrels set there came to rest
+        self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
+        self._next_decision_ms = 0.0
+        self._last_flag_poll_ms = -FLAG_POLL_MS
+        self._task: asyncio.Task | None = None
+        # True while the table's hands must stay off (the calibration wizard weighs things)
+        self.hands_off = lambda: False
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self._broker = broker
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
+        self.client.loop_start()
+        self._task = self._loop.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.client.disconnect()
+        self.client.loop_stop()
+        await self.http.aclose()
+
+    def _on_connect(self, client, *_: object) -> None:
+        send_without_delay(client)
+        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
+
+    def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
+        try:
+            payload = json.loads(message.payload)
+        except ValueError:
+            return
+        kind = message.topic.rsplit("/", 1)[-1]
+        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
+
+    def _deliver(self, kind: str, payload: Any) -> None:
+        if kind == "state" and isinstance(payload, dict):
+            self.state = payload
+            self._count_events(payload)
+            self._state_changed.set()
+        elif kind == "event" and isinstance(payload, dict):
+            self._actions.put_nowait(payload)
+
+    @property
+    def ship(self):
+        return self.node.ship
+
+    @property
+    def game_id(self) -> str | None:
+        return self._game_id
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._state_changed.wait(), TICK_S)
+            self._state_changed.clear()
+            try:
+                await self._step()
+            except httpx.HTTPError as why:
+                log.warning("%s: a bot request failed: %s", self.table_id, why)
+            except Exception:  # a bot's slip must not stop the table: note it and go on
+                log.exception("%s: the bots stumbled", self.table_id)
+                if self._tally is not None:
+                    self._tally.mismatches.append({"kind": "bot_error"})
+
+    async def _get(self, path: str, **params: str) -> dict[str, Any]:
+        response = await self.http.get(path, params=params)
+        response.raise_for_status()
+        return response.json()
+
+    async def _act(self, player: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        response = await self.http.post(f"/api/seat/{self._seats[player]}", json=request)
+        if response.status_code != 200:
+            log.info("%s: %s's %s refused: %s", self.table_id, player, request, response.text)
+            return None
+        return response.json()
+
+    # -- one step --------------------------------------------------------------------------
+
+    async def _step(self) -> None:
+        self._check_actions()
+        if self.state is None or self._tally is None:
+            snapshot = await self._get(f"/api/tables/{self.table_id}")
+            self.state = snapshot["state"]
+            if snapshot["game_id"] != self._game_id:
+                await self._new_game(snapshot["game_id"])
+        state = self.state
+        if state is None or self._tally is None:
+            return
+        if state["phase"] == "over":
+            self._finish(state)
+            return
+        if not self.ship.settled or self.hands_off():
+            return  # hands wait for what is moving to come to rest
+        if self._keep_harbour():
+            return
+        now = self.ship.now_ms
+        if now < self.ship.busy_until_ms + LOOK_MS:
+            return
+        if now - self._last_flag_poll_ms >= FLAG_POLL_MS:
+            self._last_flag_poll_ms = now
+            await self._answer_flags()
+        if await self._check_waiting():
+            return
+        if now >= self._next_decision_ms and await self._decide(state):
+            self._next_decision_ms = now + self.rng.uniform(*self.style.think_ms)
+
+    async def _new_game(self, game_id: str | None) -> None:
+        self._game_id = game_id
+        self._tally = None
+        if game_id is None or game_id in self._finished_ids:
+            return
+        seats = await self._get(f"/api/tables/{self.table_id}/seats", key=self.operator_key)
+        self._seats = seats["seats"]
+        self._tally = HarbourTally(table=self.table_id, game_id=game_id)
+        if self._finished_ids:  # not the first game: the harbour is cleared and starts afresh
+            self.node.new_game()
+        self._asked.clear()
+        self._truths.clear()
+        self._waiting = None
+        self._seen_events = []
+        self._put_done_ms = {}
+        self._hand_moves = []
+        self.answer_moves = (None, Counter())
+
+    def _finish(self, state: dict[str, Any]) -> None:
+        tally = self._tally
+        self._check_actions()
+        tally.winners = list(state["winners"])
+        tally.rounds = state["round"]
+        tally.points = {p: info["points"] for p, info in state["players"].items()}
+        for truth in self._truths:
+            tally.mismatches.append({"kind": "unanswered", "truth": truth})
+        self.finished.append(tally)
+        self._finished_ids.add(tally.game_id)
+        self._tally = None  # the service starts the next game; pick it up then
+        self.state = None
+
+    # -- the table's hands: the harbour follows the game -------------------------------------
+
+    def physical_barrels(self) -> Counter[int]:
+        """Barrels lying on each dock of the virtual harbour (or being set down there)."""
+        return Counter({dock: len(self.ship.aboard(dock)) for dock in HARBOUR_DOCKS})
+
+    def desired_barrels(self) -> Counter[int]:
+        """What the docks should hold: the game's cargo, and the barrels moved for the
+        question now asked (an answer not given yet)."""
+        desired = expected_barrels(self.state)
+        key, moves = self.answer_moves
+        if key is not None and key == question_key(self._game_id, self.state):
+            desired.update(moves)
+        return desired
+
+    def harbour_work(self) -> dict[int, int]:
+        """Barrels to add (+) or take off (-) dock by dock for the harbour to be as wanted."""
+        desired, there = self.desired_barrels(), self.physical_barrels()
+        return {d: desired[d] - there[d] for d in HARBOUR_DOCKS if desired[d] != there[d]}
+
+    def _keep_harbour(self) -> bool:
+        """One move of the hands at the table, while there is one to make: a bot's answer
+        dock by dock first; then, if the harbour is not as the game wants it, the barrels of
+        sailed ships off and the ships behind them moved up."""
+        if self._hand_moves:
+            dock, count = self._hand_moves[0]
+        else:
+            work = self.harbour_work()
+            if not work:
+                return False
+            dock = min(work, key=lambda d: (work[d] > 0, d))  # take off before putting on
+            count = work[dock]
+        if self.ship.now_ms < self._next_move_ms or (count < 0 and not self.may_take(dock)):
+            return True
+        if self._hand_moves:
+            self._hand_moves.pop(0)
+        if count < 0:
+            self.take(dock, -count)
+        else:
+            self.put(dock, count)
+        self._next_move_ms = self.ship.busy_until_ms + self.rng.uniform(*self.style.gap_ms)
+        return True
+
+    def put(self, dock: int, count: int) -> None:
+        """`count` barrels set down on `dock` together (one hand, or one ship moved up)."""
+        at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
+        for _ in range(count):
+            placed = self.ship.place(dock, "barrel", at_ms=at_ms)
+            self._put_done_ms[dock] = max(self._put_done_ms.get(dock, 0.0), placed.done_ms)
+
+    def may_take(self, dock: int) -> bool:
+        """Whether barrels set down on `dock` have rested long enough to be taken off."""
+        return self.ship.now_ms >= self._put_done_ms.get(dock, 0.0) + TAKE_AFTER_PUT_MS
+
+    def take(self, dock: int, count: int) -> None:
+        """`count` barrels lifted off `dock` together, back to their owners' hands."""
+        pieces = sorted(self.ship.aboard(dock), key=lambda p: p.ready_us)[-count:]
+        at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
+        self.ship.fall([p.id for p in pieces], "caught", at_ms=at_ms)
+
+    def add_answer_moves(self, key: tuple, moves: Counter[int]) -> None:
+        held_key, held = self.answer_moves
+        total = Counter(held) if held_key == key else Counter()
+        total.update(moves)
+        self.answer_moves = (key, total)
+
+    # -- bot decisions ---------------------------------------------------------------------
+
+    async def _decide(self, state: dict[str, Any]) -> bool:
+        """One bot decision, if one is due: Lazy Jack, cards, or a harbour question."""
+        phase = state["phase"]
+        if phase == "hire":
+            waiting = [p for p in state["players"] if p not in state["hires"]]
+        elif phase == "cards":
+            waiting = [p for p in state["players"] if p not in state["chosen"]]
+        elif phase == "resolve" and state["pending"]:
+            waiting = [state["pending"]["player"]]
+        else:
+            return False
+        for player in waiting:
+            key = (self._game_id, state["round"], phase, player, json.dumps(state["pending"]))
+            if player in self.humans or key in self._asked:
+                continue
+            self._asked.add(key)
+            seat = await self._get(f"/api/seat/{self._seats[player]}")
+            legal = seat["legal"]
+            if not legal:
+                continue
+            choice = choose_decision(self.rng, seat["state"], legal, self.style.policy)
+            request = {k: v for k, v in choice.items() if k != "player"}
+            if choice["type"] in ("hire", "cards"):
+                await self._act(player, request)
+            else:
+                await self._answer(player, choice, seat["state"])
+            return True
+        return False
+
+    async def _answer(self, player: str, choice: dict[str, Any], state: dict[str, Any]) -> None:
+        """A bot answers MB15's question: with its hands only, or on its page and then with
+        its hands. Either way the barrels go where it said."""
+        key = question_key(self._game_id, state)
+        moves = signed(choice["type"], choice["ships"])
+        self.add_answer_moves(key, moves)
+        self._hand_moves = sorted(moves.items())  # done by its hands, dock by dock
+        truth = {"type": choice["type"], "player": player, "ships": choice["ships"]}
+        if self.rng.random() < self.style.page_answer_probability:
+            truth["via"] = "page"
+            self._truths.append(truth)
+            if await self._act(player, {"type": choice["type"], "ships": choice["ships"]}):
+                self._tally.page_answers += 1
+            else:
+                self._truths.remove(truth)
+        else:
+            truth["via"] = "harbour"
+            self._truths.append(truth)
+            self._waiting = {"truth": truth, "key": key, "since_ms": None}
+
+    async def _check_waiting(self) -> bool:
+        """A bot moved barrels and waits for the referee to read them; True while it waits.
+        Past ANSWER_TIMEOUT_MS it is a mismatch, and the bot answers on its page instead."""
+        waiting = self._waiting
+        if waiting is None:
+            return False
+        if waiting["truth"] not in self._truths:
+            self._waiting = None  # the referee answered (checked in _check_actions)
+            return False
+        now = self.ship.now_ms
+        if waiting["since_ms"] is None:
+            waiting["since_ms"] = now  # the barrels are down: the referee's clock starts
+        if now - waiting["since_ms"] < ANSWER_TIMEOUT_MS:
+            return True
+        truth = waiting["truth"]
+        self._tally.mismatches.append({"kind": "missed_answer", "truth": truth})
+        self._truths.remove(truth)
+        self._waiting = None
+        await self._act(truth["player"], {"type": truth["type"], "ships": truth["ships"]})
+        return True
+
+    async def _answer_flags(self) -> None:
+        """A flag is a referee decision that differs from what the bots did: a mismatch.
+        People at the table confirm it once the harbour is as the game shows it."""
+        snapshot = await self._get(f"/api/tables/{self.table_id}")
+        for flag in (snapshot.get("referee") or {}).get("flags", []):
+            key = ("flag", flag["id"], self._game_id)
+            if key in self._asked:
+                continue
+            self._asked.add(key)
+            if self._tally is not None:
+                self._tally.mismatches.append(
+                    {"kind": "flag", "flag": flag["kind"], "text": flag["text"]}
+                )
+            seat = next((p for p in self._seats if p not in self.humans), None)
+            if seat is not None:
+                answer = {"type": "confirm", "flag": flag["id"], "option": flag["options"][0]}
+                await self._act(seat, answer)
+
+    # -- truth against the referee ---------------------------------------------------------
+
+    def _check_actions(self) -> None:
+        tally = self._tally
+        while not self._actions.empty():
+            action = self._actions.get_nowait()
+            if tally is None:
+                continue
+            kind = action.get("type")
+            if kind in ("load", "unload"):
+                truth = next(
+                    (
+                        t
+                        for t in self._truths
+                        if t["player"] == action["player"] and t["type"] == kind
+                    ),
+                    None,
+                )
+                if truth is None:
+                    continue  # a person's answer: no truth to hold it against
+                self._truths.remove(truth)
+                decided = {"type": kind, "player": action["player"], "ships": action["ships"]}
+                wanted = {k: truth[k] for k in ("type", "player", "ships")}
+                if truth["via"] == "harbour":
+                    tally.harbour_answers += 1
+                if _normal(decided) != _normal(wanted):
+                    tally.mismatches.append({"kind": kind, "truth": truth, "referee": decided})
+            elif kind == "undo":
+                tally.mismatches.append({"kind": "undo", "referee": action})
+
+    def _count_events(self, state: dict[str, Any]) -> None:
+        tally = self._tally
+        events = state.get("events") or []
+        seen = self._seen_events
+        fresh = events[len(seen) :] if events[: len(seen)] == seen else events
+        self._seen_events = list(events)
+        if tally is None:
+            return
+        for event in fresh:
+            kind = event.get("kind")
+            if kind == "sail" and not event.get("pilot"):
+                tally.ships_sailed += 1
+                tally.ships_filled += event.get("why") == "filled"
+            elif kind == "reveal":
+                tally.jack_hired += any("jack" in c for c in event["cards"].values())
+            elif kind == "move":
+                tally.bumps += "bumped" in event or "pushed_back_from" in event
+
+
+def _normal(action: dict[str, Any]) -> dict[str, Any]:
+    ships = {str(d): n for d, n in action["ships"].items() if n}
+    return {**action, "ships": dict(sorted(ships.items()))}
+
+
+class VirtualHarbour:
+    """One simulated Montego Bay table: its configuration, its harbour on the broker, its
+    bot players and hands."""
+
+    def __init__(self, config: TableConfig, node: VirtualShipNode, players: HarbourPlayers):
+        self.config = config
+        self.node = node
+        self.players = players
+
+    @property
+    def finished(self) -> list[HarbourTally]:
+        return self.players.finished
+
+    async def stop(self) -> None:
+        await self.players.stop()
+        await self.node.stop()
+
+    def claim(self, player: str, human: bool) -> None:
+        """A person takes over a seat from its bot (or hands it back)."""
+        if human:
+            self.players.humans.add(player)
+        else:
+            self.players.humans.discard(player)
+
+    def hands(self, player: str, state: dict[str, Any], do: str, dock: Any, count: Any) -> None:
+        """A person's hand at the harbour: `put` barrels on a dock or `take` them off, for the
+        question they are asked (MB15). ValueError says why not."""
+        if player not in self.players.humans:
+            raise ValueError("join the seat first: a bot is playing it")
+        if do not in ("put", "take"):
+            raise ValueError("do must be 'put' or 'take' at a harbour")
+        if isinstance(dock, bool) or dock not in HARBOUR_DOCKS:
+            raise ValueError("dock must be 1, 2, 3 or 4")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError(f"count must be a whole number of barrels, 1-{MAX_BARRELS_A_HAND}")
+        if not 1 <= count <= MAX_BARRELS_A_HAND:
+            raise ValueError(f"count must be 1-{MAX_BARRELS_A_HAND} barrels")
+        pending = state.get("pending") if state else None
+        if not pending or pending["player"] != player:
+            raise ValueError("the harbour is not asking you to load or unload now")
+        players, ship = self.players, self.node.ship
+        key = question_key(players.game_id, state)
+        if players.answer_moves[0] != key:
+            players.answer_moves = (key, Counter())
+        if players.harbour_work():
+            raise ValueError("the ships are still being moved up; wait a moment")
+        if not ship.settled:
+            raise ValueError("the harbour is still moving; wait a moment")
+        if do == "put":
+            left = len(ship.supply("barrel"))
+            if count > left:
+                raise ValueError(f"only {left} barrels are off the docks")
+            players.add_answer_moves(key, Counter({dock: count}))
+            players.put(dock, count)
+        else:
+            there = len(ship.aboard(dock))
+            if not players.may_take(dock):
+                raise ValueError(f"the barrels just set down on dock {dock} are still settling")
+            if count > there:
+                raise ValueError(f"dock {dock} holds {there} barrel{'s' if there != 1 else ''}")
+            players.add_answer_moves(key, Counter({dock: -count}))
+            players.take(dock, count)
