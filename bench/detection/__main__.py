@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.detection", description=__doc__)
     parser.add_argument(
         "--half",
-        choices=(*corpus.HALVES, *corpus.HELD_BACK_2, *corpus.EXTRA, "both"),
+        choices=(*corpus.HALVES, *corpus.HELD_BACK_2, *corpus.HELD_BACK_3, *corpus.EXTRA, "both"),
         default="both",
     )
     parser.add_argument(

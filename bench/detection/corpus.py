@@ -1,8 +1,9 @@
 """The detection corpus: random virtual-ship sessions with their truth, written once, then reused.
 
 Two halves of 36 traces (see bench/README.md): `tuning` (seeds 1000-1035) and `held-back`
-(seeds 5000-5035, fixed before tuning began), and `held-back-2` (seeds 9000-9035, fixed
-before the second round of tuning, run only to certify it). Trace `i` of a set uses seed
+(seeds 5000-5035, fixed before tuning began), `held-back-2` (seeds 9000-9035, fixed before
+the second round of tuning, run only to certify it) and `held-back-3` (72 traces, seeds
+9500-9571, fixed before the third round, run once at its end). Trace `i` of a set uses seed
 `base + i` and the settings `COMBOS[i % 12]`.
 """
 
@@ -24,9 +25,14 @@ HALVES = {"tuning": 1000, "held-back": 5000}
 # The first held-back half was looked at twice in round 1, so it can no longer certify
 # anything: a fresh set of the same shape, fixed before round 2 changed any code.
 HELD_BACK_2 = {"held-back-2": 9000}
+# Round 3: a set twice the size (a single set of 36 judges 10 SPS hard places to +-0.015),
+# fixed and committed before round 3 changed any code; run once, at the end.
+HELD_BACK_3 = {"held-back-3": 9500}
 # More tuning traces, simulated later when the tuning half had little left to teach; never
 # part of the scored corpus (`--half extra` runs them).
 EXTRA = {"extra": 2000, "extra2": 3000, "extra3": 4000, "extra4": 6000, "extra5": 8000}
+# Sets of other than PER_HALF traces (still COMBOS[i % 12], so six traces of every combination).
+SET_SIZE = {"held-back-3": 72}
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
 
@@ -67,9 +73,9 @@ class TraceSpec:
 
 
 def specs(half: str, folder: Path) -> list[TraceSpec]:
-    base = {**HALVES, **HELD_BACK_2, **EXTRA}[half]
+    base = {**HALVES, **HELD_BACK_2, **HELD_BACK_3, **EXTRA}[half]
     out = []
-    for index in range(PER_HALF):
+    for index in range(SET_SIZE.get(half, PER_HALF)):
         rate, level, table = COMBOS[index % len(COMBOS)]
         out.append(TraceSpec(half, index, base + index, rate, level, table, folder))
     return out
