@@ -59,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         const=2,
         default=0,
         metavar="N",
-        help="add N virtual tables (default 2) with bot players; join a seat to play",
+        help="add N virtual Riff Raff tables (default 2) and a Montego Bay harbour, with bot "
+        "players; join a seat to play",
     )
     p.set_defaults(run=run)
 
@@ -107,6 +108,10 @@ async def serve(options: ServiceOptions, console: Console, demo_tables: int = 0)
             from bosun.demo.runner import add_virtual_tables
 
             virtual = await add_virtual_tables(service, demo_tables)
+            # and one Montego Bay table beside them: the same load cells as a harbour
+            virtual += await add_virtual_tables(
+                service, 1, game="montego-bay", first=demo_tables + 1
+            )
     except (OSError, ConnectionError, ValueError) as why:
         console.print(f"[red]bosun run: could not start:[/] {why}")
         await service.stop()
@@ -132,7 +137,12 @@ def announce(service: Service, console: Console) -> None:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
     for runtime in service.tables.values():
         players = ", ".join(runtime.config.player_names)
-        kind = "virtual ship, bots until you join" if runtime.virtual else "real ship"
+        if runtime.virtual is None:
+            kind = "real ship"
+        elif runtime.config.game == "montego-bay":
+            kind = "virtual harbour, bots until you join"
+        else:
+            kind = "virtual ship, bots until you join"
         console.print(
             f"  table     {runtime.config.id}: {runtime.config.game} for {players} ({kind})"
         )

@@ -34,11 +34,11 @@ from bosun.tables import TableConfig
 
 log = logging.getLogger(__name__)
 
-TICK_S = 0.05
+TICK_S = 0.02  # real seconds between steps when nothing happens (the ship runs faster)
 # Ship milliseconds after the barrels of a bot's answer came to rest by which the referee
 # must have answered for it (QUIET_MS and the detector's own delay, with room to spare).
 ANSWER_TIMEOUT_MS = 8000.0
-FLAG_POLL_MS = 1000.0  # how often idle bots look at the table for flags to answer
+FLAG_POLL_MS = 2500.0  # how often the bots look at the table for flags to answer
 # People look at the harbour before they decide; the bots give the detector as long to
 # report the last move (its decisions come ~0.3-0.6 s after a barrel came to rest).
 LOOK_MS = 1000.0

@@ -89,10 +89,9 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             isinstance(players, list) and all(isinstance(p, str) for p in players)
         ):
             raise ApiError(400, "players must be a list of names")
+        options = game_options(runtime.config.game, body)
         try:
-            game_id = runtime.start_game(
-                players=players, captain=body.get("captain"), settle_s=body.get("settle_s")
-            )
+            game_id = runtime.start_game(players=players, **options)
         except (Rejected, ValueError) as why:
             raise ApiError(400, str(why)) from None
         return {"game_id": game_id, "seats": dict(runtime.seats)}
@@ -133,6 +132,14 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             raise ApiError(409, "this table has a real ship: use your hands")
         body = await json_body(request)
         state = runtime.referee.view if runtime.referee else None
+        if runtime.config.game == "montego-bay":
+            try:  # the harbour: barrels put on a dock or taken off it (MB15)
+                runtime.virtual.hands(
+                    player, state, body.get("do"), body.get("dock"), body.get("count", 1)
+                )
+            except ValueError as why:
+                raise ApiError(409, str(why)) from None
+            return runtime.player_snapshot(player)
         try:
             if body.get("do") == "place":
                 item, zone = body.get("item"), body.get("zone", state and state["target_zone"])
@@ -176,6 +183,28 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
         )
 
     return app
+
+
+MAX_SEED = 2**63  # bosun.games.montego_bay.actions.Setup's
+
+
+def game_options(game: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A new game's options from a request body, as the table's game takes them: Riff
+    Raff's captain and settle window, Montego Bay's seed. ApiError names what is wrong."""
+    given = {name for name in ("captain", "settle_s", "seed") if body.get(name) is not None}
+    if game == "montego-bay":
+        if given - {"seed"}:
+            wrong = ", ".join(sorted(given - {"seed"}))
+            raise ApiError(400, f"Montego Bay has no {wrong}: a new game takes a seed")
+        seed = body.get("seed")
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+        ):
+            raise ApiError(400, f"seed must be a whole number from 0 to {MAX_SEED}")
+        return {"seed": seed}
+    if "seed" in given:
+        raise ApiError(400, "a Riff Raff game has no seed: its captain and settle_s")
+    return {"captain": body.get("captain"), "settle_s": body.get("settle_s")}
 
 
 def summary(runtime: TableRuntime) -> dict[str, Any]:

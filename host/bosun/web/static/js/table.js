@@ -7,7 +7,7 @@
   const scale = parseFloat(root.dataset.scale || "1") || 1;
   const key = root.dataset.key || "";
   const esc = Bosun.esc;
-  // the game's board module draws the board, the phase and the players (riffraff-board.js)
+  // the game's board module draws the board, the phase and the players (<game>-board.js)
   const board = Bosun.boards[root.dataset.game];
   const el = (id) => document.getElementById(id);
   const countdown = Bosun.countdown(el("countdown"), scale);
@@ -60,8 +60,17 @@
     }, 1000);
     el("new-game").addEventListener("click", async () => {
       if (!confirm("Start a new game at table " + tableId + "? The running game ends here.")) return;
-      const settle = el("new-settle").value;
-      const body = settle === "" ? {} : { settle_s: parseInt(settle, 10) };
+      const body = {};
+      const settle = el("new-settle") ? el("new-settle").value : "";
+      if (settle !== "") body.settle_s = parseInt(settle, 10);
+      const seed = el("new-seed") ? el("new-seed").value.trim() : "";
+      if (seed !== "") {
+        if (!/^[0-9]+$/.test(seed) || Number(seed) > Number.MAX_SAFE_INTEGER) {
+          alert("The seed is a whole number (or leave it empty for a random one).");
+          return;
+        }
+        body.seed = Number(seed);
+      }
       try {
         await Bosun.api(Bosun.withKey("/api/tables/" + encodeURIComponent(tableId) + "/games", key), { json: body });
       } catch (err) {
