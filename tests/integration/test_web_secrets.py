@@ -133,3 +133,126 @@ def test_no_page_api_answer_or_stream_shows_a_hidden_card_or_a_token(service):
         assert secret_card_leaks(payload, owner) == [], name
         if name == f"/api/seat/{bob}":
             assert payload["state"]["my_card"] is None and payload["you"] == "bob"
+
+
+# -- Montego Bay: the Big, Little and Lazy Jack cards stay secret until all are in (MB6) -----
+
+MB_SECRET = {"big": 4, "little": 2}  # ann's cards in round 1, before bob and cy choose
+CARDS = {"big", "little", "jack"}
+
+
+@pytest.fixture
+def harbour_service(mosquitto, tmp_path):
+    table = TableConfig(id="m1", game="montego-bay", players=default_seats(PLAYERS))
+    options = ServiceOptions(
+        tables=[table],
+        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        mqtt_url=mosquitto.url,
+        http_port=0,
+    )
+    with RunningService(options) as running:
+        running.test_ship = BrokerShip(mosquitto.host, mosquitto.port, "m1")
+        running.wait_for("m1", lambda s: s["ship"]["online"])
+        yield running
+        running.test_ship.close()
+
+
+def montego_card_leaks(payload: Any, owner: str | None) -> list[str]:
+    """Where `payload` (sent to `owner`, or None: to anyone) shows ann's hidden cards."""
+    leaks = []
+    for path, key, value in walk(payload):
+        if key == "my_cards" and value and owner != "ann":
+            leaks.append(f"{path}/my_cards={value}")
+        if key == "cards" and isinstance(value, dict) and "ann" in value:
+            leaks.append(f"{path}/cards/ann={value['ann']}")
+        if key in CARDS and isinstance(value, int) and "/events/" in path:
+            leaks.append(f"{path}/{key}={value}")
+    if isinstance(payload, dict) and payload.get("type") == "cards" and payload.keys() & CARDS:
+        leaks.append("a cards action with its cards")
+    return leaks
+
+
+def test_mb6_no_page_api_answer_stream_or_message_shows_cards_before_all_are_in(
+    harbour_service, mosquitto
+):
+    import paho.mqtt.client as mqtt
+
+    service = harbour_service
+    seats = service.seats("m1")
+    key = service.key
+    post = service.http.post
+    heard: list[tuple[str, bytes]] = []
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+    client.on_message = lambda _c, _u, m: heard.append((m.topic, m.payload))
+    client.connect(mosquitto.host, mosquitto.port)
+    client.subscribe("bosun/m1/#", qos=1)
+    client.loop_start()
+    try:
+        for player in PLAYERS:
+            assert post(
+                f"/api/seat/{seats[player]}", json={"type": "hire", "worker": None}
+            ).is_success
+        card = {"type": "cards", **MB_SECRET}
+        assert post(f"/api/seat/{seats['ann']}", json=card).is_success
+        service.wait_for("m1", lambda s: s["state"]["chosen"] == ["ann"])
+        game_id = service.http.get("/api/games").json()[0]["game_id"]
+        collected: dict[str, tuple[str, str | None]] = {}
+
+        def get(path: str, owner: str | None = None) -> None:
+            collected[path] = (service.http.get(path).text, owner)
+
+        for path in ("/", "/tables/m1", "/games", f"/games/{game_id}", "/stats"):
+            get(path)
+        for asset in re.findall(r'(/static/[^"]+)', collected["/tables/m1"][0]):
+            get(asset)
+        for path in (
+            "/api/tables",
+            "/api/tables/m1",
+            "/api/games",
+            f"/api/games/{game_id}",
+            "/api/stats",
+            f"/api/games/{game_id}/log.jsonl",  # refused while running, without the key
+            "/api/tables/m1/seats",
+            "/api/tables/m1/seat-links",
+        ):
+            get(path)
+        collected["/api/tables/m1/stream"] = (first_event(service, "/api/tables/m1/stream"), None)
+        bob = seats["bob"]
+        get(f"/seat/{bob}", owner="bob")
+        get(f"/api/seat/{bob}", owner="bob")
+        collected[f"/api/seat/{bob}/stream"] = (
+            first_event(service, f"/api/seat/{bob}/stream"),
+            "bob",
+        )
+        # ann's own page shows her cards: the check can fail
+        ann_view = service.http.get(f"/api/seat/{seats['ann']}").json()
+        assert ann_view["state"]["my_cards"] == MB_SECRET
+        assert montego_card_leaks(ann_view, owner=None) != []
+        assert "montego-bay-seat.js" in collected[f"/seat/{bob}"][0]
+
+        for name, (text, owner) in collected.items():
+            others = [token for player, token in seats.items() if player != owner]
+            assert not [t for t in others if t in text], f"{name} shows another seat's token"
+            assert key not in text, f"{name} shows the operator key"
+            try:
+                payload = json.loads(text)
+            except ValueError:
+                assert '"my_cards"' not in text, name
+                continue
+            assert montego_card_leaks(payload, owner) == [], name
+            if name == f"/api/seat/{bob}":
+                assert payload["state"]["my_cards"] == {} and payload["you"] == "bob"
+        # MQTT carries the public state and the log as it grows: no card before the reveal
+        service.wait_for("m1", lambda s: True)
+        events = [json.loads(p) for t, p in heard if t.endswith("/game/event")]
+        assert {"type": "cards", "player": "ann"} in events
+        for topic, payload in heard:
+            if topic.endswith(("/game/event", "/game/state")):
+                assert montego_card_leaks(json.loads(payload), None) == [], topic
+        # MB6: once all are in, everyone sees them
+        for player, cards in (("bob", {"big": 1, "little": 1}), ("cy", {"big": 2, "little": 5})):
+            assert post(f"/api/seat/{seats[player]}", json={"type": "cards", **cards}).is_success
+        assert service.table("m1")["state"]["cards"]["ann"] == MB_SECRET
+    finally:
+        client.loop_stop()
+        client.disconnect()

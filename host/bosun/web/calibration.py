@@ -1,5 +1,8 @@
 """The table setup and calibration wizard: tare, a known weight on each zone, each item weighed.
 
+A Montego Bay table's harbour is the same load cells, one under each dock (zones 1-4), and
+its only piece is the barrel: its wizard calibrates docks 1-4 and weighs a barrel.
+
 The wizard sends the ship's own commands (`tare`, `calibrate`, `weigh`; shipsense.protocol)
 and shows their results and the live readings. While it runs the table's ship events are
 logged but not refereed (`TableRuntime.calibrating`), and at a virtual table the bots keep
@@ -18,6 +21,7 @@ from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
 
 from bosun.games.riffraff import ITEMS
+from bosun.referee.montego_bay import BARREL_G, DOCKS
 from bosun.referee.runtime import TableRuntime
 from bosun.sim.params import ITEM_GRAMS
 from bosun.tables import TableConfigError, save_table_items
@@ -31,6 +35,7 @@ COMMAND_TIMEOUT_S = 10.0  # real seconds for the ship to answer a measuring comm
 MAX_KNOWN_G = 5000.0
 MAX_PIECES_WEIGHED = 4
 MIN_ITEM_G, MAX_ITEM_G = 0.2, 1000.0
+HARBOUR_ITEMS = ("barrel",)  # Montego Bay's pieces on the harbour's load cells
 
 
 class CalibrationSession:
@@ -41,7 +46,7 @@ class CalibrationSession:
         self.runtime = runtime
         self.active = False
         self.tared: dict[str, Any] | None = None
-        self.zones: dict[str, dict[str, Any]] = {}
+        self.calibrated: dict[str, dict[str, Any]] = {}  # zone -> its known weight result
         self.items: dict[str, float] = {}
         self.pending: dict[str, Any] | None = None
         self.message: dict[str, str] | None = None
@@ -54,6 +59,25 @@ class CalibrationSession:
     def has_mat(self) -> bool:
         return self.runtime.config.table_sensor in ("mat", "both")
 
+    @property
+    def harbour(self) -> bool:
+        return self.runtime.config.game == "montego-bay"
+
+    @property
+    def zones(self) -> tuple[int, ...]:
+        """The zones with load cells the game uses: the docks of a harbour, else all ten."""
+        return DOCKS if self.harbour else tuple(range(1, 11))
+
+    @property
+    def items_to_weigh(self) -> tuple[str, ...]:
+        return HARBOUR_ITEMS if self.harbour else ITEMS
+
+    def table_items(self) -> dict[str, float]:
+        """The piece weights the referee uses now."""
+        if self.harbour:
+            return {"barrel": self.runtime.config.items.get("barrel", BARREL_G)}
+        return {**ITEM_GRAMS, **self.runtime.config.items}
+
     def _node(self):
         virtual = self.runtime.virtual
         return virtual.node if virtual is not None else None
@@ -63,16 +87,16 @@ class CalibrationSession:
         state = self.runtime.referee.view if self.runtime.referee else None
         return {
             "table": self.runtime.config.id,
+            "game": self.runtime.config.game,
             "active": self.active,
             "virtual": node is not None,
             "has_mat": self.has_mat,
-            "zones_to_calibrate": [str(z) for z in range(1, 11)]
-            + (["mat"] if self.has_mat else []),
-            "items_to_weigh": list(ITEMS),
+            "zones_to_calibrate": [str(z) for z in self.zones] + (["mat"] if self.has_mat else []),
+            "items_to_weigh": list(self.items_to_weigh),
             "tared": self.tared,
-            "zones": self.zones,
+            "zones": self.calibrated,
             "items": self.items,
-            "table_items": {**ITEM_GRAMS, **self.runtime.config.items},
+            "table_items": self.table_items(),
             "pending": self.pending,
             "answers": self.answers,
             "message": self.message,
@@ -92,7 +116,7 @@ class CalibrationSession:
         if self.active:
             return
         self.active = True
-        self.tared, self.zones, self.items, self.saved = None, {}, {}, None
+        self.tared, self.calibrated, self.items, self.saved = None, {}, {}, None
         self.message = {"level": "info", "text": "calibrating: the referee ignores the ship"}
         runtime.calibrating = True
         if runtime.virtual is not None:  # the bots keep their hands off the ship meanwhile
@@ -160,7 +184,7 @@ class CalibrationSession:
             self.message = {"level": "ok", "text": "tared: every zone reads 0 g when empty"}
         elif pending["cmd"] == "calibrate":
             zone = str(pending["zone"])
-            self.zones[zone] = {
+            self.calibrated[zone] = {
                 "grams": pending["grams"],
                 "counts_per_g": result.get("counts_per_g"),
                 "at_ms": self.runtime.clock.now_ms(),
@@ -198,14 +222,15 @@ class CalibrationSession:
                 node.clear_ship()
             elif do == "weight":
                 node.put_weight(
-                    zone_of(body.get("zone")), number(body.get("grams"), "grams", 1, MAX_KNOWN_G)
+                    zone_of(body.get("zone"), zones=self.zones),
+                    number(body.get("grams"), "grams", 1, MAX_KNOWN_G),
                 )
             elif do == "piece":
-                item = item_of(body.get("item"))
+                item = item_of(body.get("item"), self.items_to_weigh)
                 count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
-                node.put_piece(zone_of(body.get("zone"), mat=False), item, count)
+                node.put_piece(zone_of(body.get("zone"), mat=False, zones=self.zones), item, count)
             elif do == "take":
-                node.take_off(zone_of(body.get("zone")))
+                node.take_off(zone_of(body.get("zone"), zones=self.zones))
             else:
                 raise ApiError(400, "do must be 'clear', 'weight', 'piece' or 'take'")
         except ValueError as why:
@@ -272,15 +297,20 @@ class CalibrationSession:
         return {"items": merged, "where": where, "problem": problem}
 
 
-def zone_of(value: Any, mat: bool = True) -> int | str:
+def zone_of(
+    value: Any, mat: bool = True, zones: tuple[int, ...] = tuple(range(1, 11))
+) -> int | str:
     if mat and value == "mat":
         return "mat"
+    if zones == DOCKS:
+        return whole(value, "zone (a dock of the harbour)", 1, len(DOCKS))
     return whole(value, "zone", 1, 10)
 
 
-def item_of(value: Any) -> str:
-    if value not in ITEMS:
-        raise ApiError(400, f"item must be one of {', '.join(ITEMS)} (RR2)")
+def item_of(value: Any, items: tuple[str, ...] = ITEMS) -> str:
+    if value not in items:
+        rule = "MB2" if items == HARBOUR_ITEMS else "RR2"
+        raise ApiError(400, f"item must be one of {', '.join(items)} ({rule})")
     return value
 
 
@@ -331,7 +361,7 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_zone(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        zone = zone_of(body.get("zone"), mat=wizard.has_mat)
+        zone = zone_of(body.get("zone"), mat=wizard.has_mat, zones=wizard.zones)
         grams = number(body.get("grams"), "grams (the known weight)", 1, MAX_KNOWN_G)
         return wizard.calibrate_zone(zone, grams)
 
@@ -339,8 +369,8 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_item(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        item = item_of(body.get("item"))
-        zone = zone_of(body.get("zone", 1), mat=False)
+        item = item_of(body.get("item"), wizard.items_to_weigh)
+        zone = zone_of(body.get("zone", 1), mat=False, zones=wizard.zones)
         count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
         return wizard.weigh_item(item, zone, count)
 

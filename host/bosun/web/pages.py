@@ -132,6 +132,7 @@ def create_pages(ctx: WebContext) -> APIRouter:
             table_id=table_id,
             virtual=runtime.virtual is not None,
             has_mat=runtime.config.table_sensor in ("mat", "both"),
+            harbour=runtime.config.game == "montego-bay",
         )
 
     return router

@@ -6,6 +6,7 @@
   const tableId = root.dataset.table;
   const key = root.dataset.key;
   const virtual = root.dataset.virtual === "yes";
+  const zoneWord = root.dataset.zoneWord || "zone"; // a harbour's zones are its docks
   const esc = Bosun.esc;
   const el = (id) => document.getElementById(id);
   const base = "/api/tables/" + encodeURIComponent(tableId) + "/calibration";
@@ -50,7 +51,7 @@
   function zonesRows() {
     return state.zones_to_calibrate.map((zone) => {
       const done = state.zones[zone];
-      const name = zone === "mat" ? "table mat" : "zone " + zone;
+      const name = zone === "mat" ? "table mat" : zoneWord + " " + zone;
       return '<tr data-zone="' + zone + '"><td>' + name + '</td><td class="num reading" data-reading="' + zone + '"></td><td class="row">' + hands(zone) +
         ' <button class="button small" type="button" data-calibrate="' + zone + '">Calibrate</button></td><td class="result">' +
         (done ? '<span class="pill ok">done</span> ' + done.grams + " g · " + (done.counts_per_g ? done.counts_per_g.toFixed(1) + " counts/g" : "") : "") + "</td></tr>";
@@ -76,7 +77,9 @@
 
   function readingsHtml() {
     const cells = [];
-    for (let z = 1; z <= 10; z++) cells.push('<div class="reading-cell"><span class="muted">zone ' + z + "</span><strong>" + fmt(reading(String(z))) + "</strong></div>");
+    for (const z of state.zones_to_calibrate.filter((z) => z !== "mat")) {
+      cells.push('<div class="reading-cell"><span class="muted">' + zoneWord + " " + z + "</span><strong>" + fmt(reading(z)) + "</strong></div>");
+    }
     if (state.has_mat) cells.push('<div class="reading-cell"><span class="muted">mat</span><strong>' + fmt(reading("mat")) + "</strong></div>");
     return cells.join("");
   }
