@@ -6,7 +6,16 @@
   const key = grid.dataset.key || "";
   const esc = Bosun.esc;
   const link = (path) => Bosun.withKey(path, key);
-  const phaseText = { choose: "choosing cards", decide: "captain decides", turn: "playing", over: "game over" };
+  const phaseText = {
+    choose: "choosing cards",
+    decide: "captain decides",
+    turn: "playing",
+    over: "game over",
+    hire: "Lazy Jack?", // Montego Bay's phases
+    cards: "choosing cards",
+    resolve: "loading barrels",
+  };
+  const gameTitles = { riffraff: "Riff Raff", "montego-bay": "Montego Bay" };
   const seatsSeen = {};
 
   function card(t) {
@@ -14,7 +23,7 @@
     const phase = t.phase ? (phaseText[t.phase] || t.phase) + (t.round ? " · round " + t.round : "") : "no game";
     return '<article class="panel table-card" data-table="' + esc(t.id) + '">' +
       '<div class="table-card-head"><h2><a href="' + esc(link("/tables/" + t.id)) + '">' + esc(t.id) + "</a></h2>" + state + "</div>" +
-      '<p class="muted">' + esc(t.game === "riffraff" ? "Riff Raff" : t.game) + " · " + esc(phase) + "</p>" +
+      '<p class="muted">' + esc(gameTitles[t.game] || t.game) + " · " + esc(phase) + "</p>" +
       '<p class="players-line">' + t.players.map(esc).join(" · ") + "</p>" +
       '<p class="row"><a class="button" href="' + esc(link("/tables/" + t.id)) + '">Watch the table</a>' +
       (key ? ' <a class="button secondary" href="' + esc(link("/tables/" + t.id + "/calibrate")) + '">Calibrate</a>' : "") + "</p>" +

@@ -95,6 +95,21 @@
 
   // -- what I can do ---------------------------------------------------------------------
 
+  // MB12: the path runs N1..NW, then SW..S1; a pub is one step before its side's first stop
+  function landing(st, from, steps) {
+    const w = st.warehouses.length;
+    const stops = [];
+    for (let i = 1; i <= w; i++) stops.push("N" + i);
+    for (let i = w; i >= 1; i--) stops.push("S" + i);
+    let start;
+    if (from === "west") start = -1;
+    else if (from === "east") start = w - 1;
+    else start = stops.indexOf(from);
+    return stops[(((start + steps) % stops.length) + stops.length) % stops.length];
+  }
+
+  const where = (at) => (at === "west" || at === "east" ? "in the " + at + " pub" : "at " + at);
+
   function hireHtml(s, legal) {
     const silver = s.state.players[me].silver;
     const buttons = KINDS.map((k) => {
@@ -116,10 +131,13 @@
         const chosen = cardDraft[kind] === v;
         // MB13: Lazy Jack's card differs from the card of the worker he came with
         const clash = kind === "jack" && cardDraft[jack.worker] === v;
+        const from = kind === "jack" ? jack.at : st.workers[me + ":" + kind];
         buttons += '<button class="card-button small-card' + (chosen ? " chosen" : "") + '" type="button" data-do="pick" data-kind="' + kind + '" data-value="' + v + '"' +
-          (clash ? ' disabled title="must differ from your ' + jack.worker + ' card (MB13)"' : "") + (chosen ? ' aria-pressed="true"' : ' aria-pressed="false"') + ">" + v + "</button>";
+          (clash ? ' disabled title="must differ from your ' + jack.worker + ' card (MB13)"' : "") + (chosen ? ' aria-pressed="true"' : ' aria-pressed="false"') + ">" + v +
+          '<small class="lands" title="where it lands, if nobody is there">' + esc(landing(st, from, v)) + "</small></button>";
       }
-      const label = kind === "jack" ? "Lazy Jack <span class=\"muted small\">(" + jack.worker + " hand)</span>" : LABEL[kind] + ' <span class="muted small">at ' + esc(st.workers[me + ":" + kind]) + "</span>";
+      const at = kind === "jack" ? jack.at : st.workers[me + ":" + kind];
+      const label = (kind === "jack" ? "Lazy Jack <span class=\"muted small\">(" + jack.worker + " hand, " : LABEL[kind] + ' <span class="muted small">(') + esc(where(at)) + ")</span>";
       return '<div class="card-row" data-kind="' + kind + '"><span class="card-row-label">' + label + '</span><div class="card-grid">' + buttons + "</div></div>";
     });
     const ready = legal.some((a) => a.big === cardDraft.big && a.little === cardDraft.little && (a.jack === undefined || a.jack === cardDraft.jack));
@@ -151,7 +169,7 @@
     const ready = legal.some((a) => sameShips(a.ships, answer));
     const verb = p.action === "load" ? "Load" : "Take off";
     return '<div class="panel answer"><h2>' + verb + " " + plural(p.count, "barrel") + ' <span class="rule">MB15</span></h2>' + rows.join("") +
-      '<p class="muted small">' + total + " of " + p.count + " chosen · exactly " + p.count + " (the room, your supply and the free slots allow no other)</p>" +
+      '<p class="muted small answer-total" data-total="' + total + '">' + total + " of " + p.count + " chosen · exactly " + p.count + " (the room, your supply and the free slots allow no other)</p>" +
       '<button class="button big wide" type="button" data-do="answer"' + (ready ? "" : " disabled") + ">" + verb + " these</button></div>";
   }
 
@@ -182,8 +200,8 @@
       if (!dock || dock.pilot) return "";
       const n = i + 1;
       return '<div class="hand-row"><strong>Dock ' + n + "</strong>" +
-        '<button class="button small secondary" type="button" data-do="hand" data-hand="put" data-dock="' + n + '">Put a barrel on</button>' +
-        '<button class="button small secondary" type="button" data-do="hand" data-hand="take" data-dock="' + n + '">Take one off</button></div>';
+        '<button class="button small secondary" type="button" data-do="hand" data-hand="put" data-dock="' + n + '" aria-label="put a barrel on dock ' + n + '">+ put one on</button>' +
+        '<button class="button small secondary" type="button" data-do="hand" data-hand="take" data-dock="' + n + '" aria-label="take a barrel off dock ' + n + '">− take one off</button></div>';
     });
     return '<h2>Your hands <span class="muted">(virtual harbour)</span></h2><p class="muted small">' +
       (load ? "Put the barrels on the ships" : "Take your barrels off") + " and wait a moment: the harbour counts them and answers for you, or answer above and then move them.</p>" + rows.join("");
@@ -198,7 +216,7 @@
       '<span class="stat" data-points="' + info.points + '"><strong>' + info.points + "</strong> points</span>" +
       '<span class="stat" data-silver="' + info.silver + '"><strong>' + info.silver + "</strong> silver</span>" +
       '<span class="stat" data-barrels="' + info.barrels + '"><strong>' + info.barrels + "</strong> barrels in supply</span></div>" +
-      '<p class="muted">Your workers: Big at ' + esc(st.workers[me + ":big"]) + ", Little at " + esc(st.workers[me + ":little"]) + ".</p>" + jack;
+      '<p class="muted">Your Big worker is ' + esc(where(st.workers[me + ":big"])) + ", your Little one " + esc(where(st.workers[me + ":little"])) + ".</p>" + jack;
   }
 
   function roundCardsHtml(s) {

@@ -1,0 +1,231 @@
+"""Montego Bay in real Chromium: three people on their phones' pages and the table view at a
+virtual harbour. They declare for Lazy Jack, choose their cards in secret (MB5, MB6) and
+answer the harbour's questions (MB15): on the page, or with the page's hands on the docks."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from contextlib import contextmanager
+
+import pytest
+from browser_kit import PHONE, SCREEN, WAIT_MS, chromium, last, screenshot, wait_until
+from playwright.sync_api import expect
+from support.service import RunningService
+
+from bosun.demo.runner import add_virtual_tables
+from bosun.service import ServiceOptions
+
+PLAYERS = ("ann", "bob", "cy")
+SCALE = 6.0
+SEED = 4
+# Each player's cards a round: (big, little)
+CARDS = {"ann": [(3, 2), (1, 4)], "bob": [(4, 1), (5, 3)], "cy": [(2, 5), (2, 2)]}
+
+
+@contextmanager
+def virtual_harbour(options):
+    """The service with one virtual harbour (demo-1: ann, bob, cy), every seat a person's."""
+    with RunningService(options) as service:
+
+        async def start():
+            tables = await add_virtual_tables(service.service, 1, seed=SEED, game="montego-bay")
+            for player in PLAYERS:  # before the bots' first step: no bot ever plays
+                tables[0].claim(player, True)
+            return tables
+
+        tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(30)
+        service.wait_for("demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000)
+        try:
+            yield service, tables[0]
+        finally:
+            for table in tables:
+                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(10)
+
+
+@pytest.fixture
+def table(mosquitto, tmp_path):
+    options = ServiceOptions(
+        tables=[],
+        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        mqtt_url=mosquitto.url,
+        http_port=0,
+        time_scale=SCALE,
+    )
+    with virtual_harbour(options) as running:
+        yield running
+
+
+def declare(phones, table_page) -> None:
+    """MB5: everyone passes on Lazy Jack (or hires him when they can); it is public."""
+    for player, phone in phones.items():
+        expect(phone.locator(".big-line")).to_have_text("Hire Lazy Jack?")
+        phone.click('button[data-do="hire"][data-worker=""]')
+        wait_until(table_page, f"'{player}' in s.state.hires || s.state.phase !== 'hire'")
+    wait_until(table_page, "s.state.phase === 'cards'")
+
+
+def choose_cards(phones, table_page, round_index: int) -> None:
+    """MB6: each picks a Big and a Little card; nobody sees another's before all are in."""
+    chosen: dict[str, tuple[int, int]] = {}
+    for player, phone in phones.items():
+        big, little = CARDS[player][round_index]
+        expect(phone.locator(".big-line")).to_have_text("Choose your cards")
+        phone.click(f'.card-row[data-kind="big"] button[data-value="{big}"]')
+        phone.click(f'.card-row[data-kind="little"] button[data-value="{little}"]')
+        if round_index == 0 and len(chosen) == 1:  # ann has chosen: bob picks his
+            screenshot(phone, "montego-player-page-cards")
+        phone.click('button[data-do="cards"]')
+        chosen[player] = (big, little)
+        if len(chosen) == len(PLAYERS):
+            break  # the last one reveals them all
+        mine = wait_until(phone, f"s.state.chosen.indexOf('{player}') >= 0")
+        assert mine["state"]["my_cards"] == {"big": big, "little": little}
+        for viewer, page in [*phones.items(), ("table", table_page)]:
+            if viewer == player:
+                continue
+            snapshot = wait_until(page, f"s.state.chosen.indexOf('{player}') >= 0")
+            assert player not in snapshot["state"]["cards"]
+            assert snapshot["state"].get("my_cards") in (
+                None,
+                {},
+                dict(zip(("big", "little"), chosen.get(viewer, ()), strict=False)),
+            )
+            where = (
+                f'li.player[data-player="{player}"]'
+                if viewer == "table"
+                else f'#round-cards li[data-player="{player}"]'
+            )
+            expect(page.locator(f"{where} .card-chip")).to_have_text("✓")
+            assert (
+                f'data-kind="big" title="big"><small>B</small>{big}' not in page.content()
+                or chosen.get(viewer) == (big, little)
+            )
+    # MB6: revealed together, on every page
+    for player, (big, little) in chosen.items():
+        for page in [*phones.values(), table_page]:
+            snapshot = wait_until(page, f"!!s.state.cards['{player}']")
+            assert snapshot["state"]["cards"][player] == {"big": big, "little": little}
+
+
+def ships_for(state: dict) -> dict[str, int]:
+    """A legal answer to the pending question: docks in order, as far as each can take."""
+    pending = state["pending"]
+    left, ships = pending["count"], {}
+    for number, dock in enumerate(state["docks"], start=1):
+        if not dock or dock.get("pilot") or not left:
+            continue
+        aboard = sum(dock["cargo"].values())
+        room = (
+            dock["slots"] - aboard
+            if pending["action"] == "load"
+            else dock["cargo"].get(pending["player"], 0)
+        )
+        if room > 0:
+            ships[str(number)] = min(room, left)
+            left -= ships[str(number)]
+    return ships
+
+
+def answer_on_the_page(phone, state: dict) -> None:
+    """MB15: the stepper takes exactly the count; the button waits until it is reached."""
+    pending = state["pending"]
+    button = phone.locator('button[data-do="answer"]')
+    expect(button).to_be_disabled()
+    for dock, count in ships_for(state).items():
+        for _ in range(count):
+            phone.click(f'.ship-row[data-dock="{dock}"] button[data-do="more"]')
+    expect(phone.locator(".answer-total")).to_contain_text(
+        f"{pending['count']} of {pending['count']} chosen"
+    )
+    button.click()
+
+
+def answer_by_hand(phone, state: dict) -> None:
+    """MB15: the barrels go on the docks with the page's hands; the harbour answers."""
+    hand = "put" if state["pending"]["action"] == "load" else "take"
+    for dock, count in ships_for(state).items():
+        for _ in range(count):
+            selector = f'#hands button[data-hand="{hand}"][data-dock="{dock}"]'
+            for _attempt in range(60):  # the ships may still be moving up, the last barrel settling
+                phone.click(selector)
+                phone.wait_for_timeout(50)
+                if phone.locator("#error").is_hidden():
+                    break
+                assert re.search("moving|settling|wait", phone.locator("#error").inner_text())
+                phone.evaluate("document.getElementById('error').hidden = true")
+                phone.wait_for_timeout(150)
+            else:
+                raise AssertionError(f"the harbour never took {selector}")
+
+
+def resolve_round(phones, table_page, round_no: int) -> dict[str, int]:
+    """Every question of the round answered: on the page, and once with the hands."""
+    ways = {"page": 0, "hands": 0}
+    while True:
+        state = wait_until(
+            table_page, f"s.state.pending || s.state.round > {round_no} || s.state.phase === 'over'"
+        )["state"]
+        if not state["pending"]:
+            return ways
+        pending = state["pending"]
+        phone = phones[pending["player"]]
+        wait_until(phone, f"s.state.pending && s.state.pending.room === '{pending['room']}'")
+        for other, page in phones.items():
+            if other != pending["player"]:
+                expect(page.locator('button[data-do="answer"]')).to_have_count(0)
+        before = len(last(table_page)["state"]["events"])
+        if ways["hands"] == 0 and ways["page"] >= 1:
+            answer_by_hand(phone, state)
+            ways["hands"] += 1
+        else:
+            answer_on_the_page(phone, state)
+            ways["page"] += 1
+        moved_on = (
+            f"!s.state.pending || s.state.pending.room !== '{pending['room']}'"
+            f" || s.state.events.length !== {before}"
+        )
+        wait_until(table_page, moved_on, timeout_ms=WAIT_MS)
+
+
+def test_mb6_mb15_people_play_rounds_on_their_phones_at_a_virtual_harbour(table):
+    service, harbour = table
+    seats = service.seats("demo-1")
+    url = service.service.http_url
+    with chromium() as browser:
+        table_page = browser.new_context(**SCREEN).new_page()
+        table_page.goto(f"{url}/tables/demo-1?key={service.key}")
+        expect(table_page.locator("svg.harbour")).to_be_visible()
+        phones = {}
+        for player in PLAYERS:
+            phone = browser.new_context(**PHONE).new_page()
+            phone.goto(f"{url}/seat/{seats[player]}")
+            expect(phone.locator("#link-state")).to_have_text("live")
+            phones[player] = phone
+        expect(table_page.locator('.dock[data-dock="1"] .pilot-label')).to_have_text("pilot boat")
+
+        declare(phones, table_page)
+        choose_cards(phones, table_page, 0)
+        ways = resolve_round(phones, table_page, 1)
+        assert ways["page"] >= 1 and ways["hands"] >= 1, ways  # both ways to answer (MB15)
+        # round 2: the harbour answered the first round without a single flag, and once the
+        # ships that sailed are cleared (MB10), it holds what the game says
+        wait_until(table_page, "s.state.round === 2 && s.state.phase === 'hire'")
+        snapshot = wait_until(
+            table_page,
+            "Object.keys(s.referee.harbour_off).length === 0 && !s.referee.ships_moving.length",
+        )
+        assert snapshot["referee"]["flags"] == [], snapshot["referee"]["flags"]
+        cargo = sum(
+            sum(d["cargo"].values()) for d in snapshot["state"]["docks"] if d and "cargo" in d
+        )
+        on_docks = sum(len(harbour.node.ship.aboard(d)) for d in (1, 2, 3, 4))
+        assert cargo == on_docks  # the virtual harbour holds what the game says
+        declare(phones, table_page)
+        choose_cards(phones, table_page, 1)
+        state = wait_until(table_page, "!!s.state.pending || s.state.round > 2")["state"]
+        if state["pending"]:
+            phone = phones[state["pending"]["player"]]
+            wait_until(phone, "!!s.state.pending")
+            screenshot(phone, "montego-player-page")
+        screenshot(table_page, "montego-table-view")
