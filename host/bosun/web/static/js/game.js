@@ -132,6 +132,31 @@
     );
   }
 
+  // Montego Bay: the harbour and the points as they stand, or as the game ended
+  const SEAT_COLOURS = ["#e63946", "#2a9df4", "#f4d35e", "#7bd389"]; // bosun.tables' default
+  async function harbourHtml(data) {
+    const g = data.game;
+    let colours = {};
+    g.players.forEach((p, i) => (colours[p] = SEAT_COLOURS[i % SEAT_COLOURS.length]));
+    try {
+      const table = await Bosun.api("/api/tables/" + encodeURIComponent(g.table));
+      if (table.referee) colours = Object.assign(colours, table.referee.colours);
+    } catch (err) {
+      // a table no longer configured: its seats' default colours
+    }
+    const board = Bosun.boards["montego-bay"];
+    const snapshot = { state: data.state, referee: { colours: colours }, virtual: false };
+    const ranked = Object.keys(data.state.players).sort((a, b) => data.state.players[b].points - data.state.players[a].points);
+    const rows = ranked.map((p) => {
+      const info = data.state.players[p];
+      return '<tr data-player="' + esc(p) + '"><td><span class="dot" style="--c:' + esc(colours[p] || "#ccc") + '"></span> ' + esc(p) +
+        (data.state.winners.indexOf(p) >= 0 ? ' <span class="tag captain">won</span>' : "") + '</td><td class="num">' + info.points + ' points</td><td class="num">' +
+        info.silver + ' silver</td><td class="num">' + info.barrels + " barrels in supply</td></tr>";
+    });
+    return board.draw(snapshot) + '<table class="data compact mb-scores"><tbody>' + rows.join("") + "</tbody></table>" +
+      (data.state.events.length ? '<h3>The last round</h3><ol class="events">' + data.state.events.filter((e) => e.kind !== "reveal").map((e) => "<li>" + board.eventText(snapshot, e) + "</li>").join("") + "</ol>" : "");
+  }
+
   async function load() {
     let data;
     try {
@@ -147,7 +172,8 @@
     if (g.running) outcome = "running, round " + (g.rounds || 1);
     else if (g.abandoned) outcome = "abandoned after " + Bosun.duration(g.length_ms);
     else outcome = (g.winners || []).join(" and ") + " won after " + g.rounds + " rounds, " + Bosun.duration(g.length_ms);
-    el("game-summary").textContent = g.players.join(", ") + " — " + outcome + " · " + g.falls + " falls";
+    const harbour = data.state && data.state.game === "montego-bay";
+    el("game-summary").textContent = g.players.join(", ") + " — " + outcome + (harbour ? " · Montego Bay" : " · " + g.falls + " falls");
     const exportLog = el("export-log");
     if (g.running && !root.dataset.key) {
       // a running game's log holds cards not revealed yet: it is exported once it is over
@@ -155,7 +181,12 @@
       exportLog.classList.add("disabled");
       exportLog.textContent = "Game log (JSONL): when the game is over";
     }
-    Bosun.render(el("timeline"), timelineHtml(data));
+    if (harbour) {
+      el("timeline-title").textContent = g.running ? "The harbour now" : "How it ended";
+      Bosun.render(el("timeline"), await harbourHtml(data));
+    } else {
+      Bosun.render(el("timeline"), timelineHtml(data));
+    }
     const momentsChanged = Bosun.render(el("moments"), momentsHtml(data.moments));
     window.bosunGame = data;
     if (g.running) setTimeout(load, 5000); // a running game: look again in a moment
