@@ -30,9 +30,17 @@ HELD_BACK_2 = {"held-back-2": 9000}
 HELD_BACK_3 = {"held-back-3": 9500}
 # More tuning traces, simulated later when the tuning half had little left to teach; never
 # part of the scored corpus (`--half extra` runs them).
-EXTRA = {"extra": 2000, "extra2": 3000, "extra3": 4000, "extra4": 6000, "extra5": 8000}
+EXTRA = {
+    "extra": 2000,
+    "extra2": 3000,
+    "extra3": 4000,
+    "extra4": 6000,
+    "extra5": 8000,
+    "extra6": 7000,  # round 3, 72 traces: tuning
+    "extra7": 7100,  # round 3, 72 traces: validation only (aggregate figures read)
+}
 # Sets of other than PER_HALF traces (still COMBOS[i % 12], so six traces of every combination).
-SET_SIZE = {"held-back-3": 72}
+SET_SIZE = {"held-back-3": 72, "extra6": 72, "extra7": 72}
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
 

@@ -222,6 +222,8 @@ class Detector:
         self.plain_n = ns(PLAIN_MS)
         self.plain_drop_n = max(4, ns(PLAIN_DROP_MS))
         self.commit_min_n = max(2, ns(COMMIT_MIN_MS))
+        # at 10 SPS a piece seen for two samples between the release and its tipping off
+        self.short_rest_n = 2 if self.stable_w <= 3 else 0
         self.rise_gap_n = ns(RISE_GAP_MS)
         self.rebase_n = ns(REBASE_MS)
         self.rebase_min_n = ns(REBASE_MIN_MS)
@@ -240,11 +242,13 @@ class Detector:
         self.extra_wait_n = ns(EXTRA_WAIT_MS)
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
+        self.deck = []  # zones with nothing below them: a piece leaving them cannot shift
         # at 10 SPS the HX711 needs 400 ms to show a step in full: give a landing 2 more
         slow_n = 2 if rate_hz < 40 else 0
         for zone in range(n_zones):
             height_ms = LANDING_MS[zone] if zone < len(LANDING_MS) else LANDING_MS[-1]
             self.landing_n.append(ns(height_ms + LANDING_SEEN_MS) + slow_n)
+            self.deck.append(height_ms == 0)
 
         h = self.history_n
         self._t = [0] * h  # sample times as given (ints on the ESP32)
@@ -752,7 +756,12 @@ class Detector:
         grams = plateau[0]
         w = plateau[2] if plateau[2] < self.place_max_n else self.place_max_n
         self._base_n = w  # the new level is the plateau's mean
-        change = self._zone_change(k, w)
+        # where the load rested: over the still stretch itself, not the samples since (a
+        # piece leaving another zone may be what ended it)
+        end = plateau[1] + plateau[2] - 1
+        if end > k or k - end > self.zone_history_n - w:
+            end = k
+        change = self._zone_change(end, w)
         zone = self._place_zone(change)
         t_ms = self._time_of(self.released_k if self.released_k is not None else plateau[1])
         event = {
@@ -819,6 +828,18 @@ class Detector:
         """
         plateau = self.plateau
         level_ref = 0.0
+        if (
+            self.short_rest_n
+            and (plateau is None or not plateau[3])
+            and self.released_k is not None
+            and self.stable_run == 0
+            and d < self._empty_g()
+        ):
+            # back at the old level with no still stretch seen since the release: at 10 SPS
+            # a piece that tipped off within half a second rested for two samples only
+            rest = self._short_rest(k, d + leave_level)
+            if rest is not None:
+                self.plateau = plateau = rest
         if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
             ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
             if ready and self._rose_since_release(plateau):
@@ -858,6 +879,37 @@ class Detector:
             d -= level_ref
         self._notice_leaving(events, k, d, leave_level)
         return True
+
+    def _short_rest(self, k, floor):
+        """The flattest run of `short_rest_n` samples between the release and now that stood
+        above `floor` (grams over the base), as a still stretch after the release, or None."""
+        h = self.history_n
+        n = self.short_rest_n
+        first = self.released_k + 1
+        if k - first > h - 1:
+            first = k - h + 1
+        band = SETTLE_SIGMAS * sqrt(self._var_total)
+        if band < SETTLE_BAND_MIN_G:
+            band = SETTLE_BAND_MIN_G
+        if floor < PLACE_MIN_G:
+            floor = PLACE_MIN_G
+        best = None
+        best_spread = band
+        for j in range(first, k - n + 1):
+            hi = -1.0e30
+            lo = 1.0e30
+            for i in range(j, j + n):
+                v = self._total[i % h] - self.base
+                if v > hi:
+                    hi = v
+                if v < lo:
+                    lo = v
+            if lo >= floor and hi - lo <= best_spread:
+                best_spread = hi - lo
+                best = j
+        if best is None:
+            return None
+        return [self._mean_total(best + n - 1, n) - self.base, best, n, True]
 
     def _hand_let_go(self, k, plateau):
         """True if the drop from a still stretch was on the zone being loaded (a release)."""
@@ -1005,6 +1057,26 @@ class Detector:
             self._decide_fall(events, k, self.base - self._mean_total(end_k, w), w, end_k)
             self._notice_leaving(events, k, self._fast[k % h] - self.base, 0.0, second_k)
             return
+        if (
+            d > self.leave_level
+            and k - leave["deepest_k"] > self.fall_weigh_n
+            and self.deck[leave["zones"][0]]
+        ):
+            # more than went is back, and a piece leaving the deck has nowhere aboard to
+            # land: not the piece returning but a hand loading the ship after it had gone;
+            # what was missing before the hand came is what fell
+            end_k = k - 1
+            while (
+                end_k > leave["deepest_k"]
+                and self._fast[end_k % h] - self.base > 0.8 * leave["deepest"]
+            ):
+                end_k -= 1
+            w = end_k - leave["deepest_k"] + 1
+            if w >= self.fall_weigh_n:
+                if w > self.place_max_n:
+                    w = self.place_max_n
+                self._decide_fall(events, k, self.base - self._mean_total(end_k, w), w, end_k)
+                return
         if k < leave["deadline_k"] or k - leave["deepest_k"] < self.fall_weigh_n:
             return
         # a slow slide can hide in the noise: the clock starts when the drop was (nearly)
