@@ -122,7 +122,8 @@
     // pubs: Big workers start in the west, Little workers in the east (MB12)
     for (const name of ["west", "east"]) {
       parts.push('<g class="pub" data-pub="' + name + '"><rect x="' + pubX[name] + '" y="' + (L.TILE_Y - 6) + '" width="' + pubW + '" height="' + (2 * L.ROOM_H + 12) + '" rx="10"/>' +
-        '<text x="' + (pubX[name] + pubW / 2) + '" y="' + (L.TILE_Y + 12) + '" text-anchor="middle" class="pub-label">' + (L.compact ? name : name + " pub") + "</text></g>");
+        '<text x="' + (pubX[name] + pubW / 2) + '" y="' + (L.TILE_Y + 12) + '" text-anchor="middle" class="pub-label">' + name + "</text>" +
+        (L.compact ? "" : '<text x="' + (pubX[name] + pubW / 2) + '" y="' + (L.TILE_Y + 25) + '" text-anchor="middle" class="pub-label">pub</text>') + "</g>");
     }
     // warehouses and their rooms
     s.warehouses.forEach((pair, i) => {
@@ -154,7 +155,7 @@
       inPub[pub].forEach((token, i) => {
         const col = i % 2;
         const row = Math.floor(i / 2);
-        const y = L.TILE_Y + (L.compact ? 30 : 38) + row * (L.compact ? 24 : 30);
+        const y = L.TILE_Y + (L.compact ? 30 : 46) + row * (L.compact ? 24 : 30);
         parts.push(workerSvg(snapshot, token, x - step / 2 + col * step, y, token + " in the " + pub + " pub", L));
       });
     }

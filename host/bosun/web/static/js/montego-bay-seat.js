@@ -222,6 +222,7 @@
   function roundCardsHtml(s) {
     const st = s.state;
     if (!st) return "";
+    if (st.phase === "hire") return '<h2>Cards this round</h2><p class="muted">Chosen once everyone has declared for Lazy Jack.</p>';
     const chips = Object.keys(st.players).map((p) => {
       let value;
       if (st.cards && st.cards[p]) value = board.cardChips(st.cards[p]);
