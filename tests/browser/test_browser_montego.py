@@ -229,3 +229,15 @@ def test_mb6_mb15_people_play_rounds_on_their_phones_at_a_virtual_harbour(table)
             wait_until(phone, "!!s.state.pending")
             screenshot(phone, "montego-player-page")
         screenshot(table_page, "montego-table-view")
+    # the page's hands are refused with a reason when they cannot be right
+    state = service.table("demo-1")["state"]
+    asked = state["pending"]["player"] if state["pending"] else None
+    idle = next(p for p in PLAYERS if p != asked)
+    for player, body, reason in (
+        (idle, {"do": "put", "dock": 2}, "not asking you"),
+        (asked or idle, {"do": "put", "dock": 9}, "dock must be 1, 2, 3 or 4"),
+        (asked or idle, {"do": "put", "dock": 2, "count": 0}, "count must be 1-8"),
+        (asked or idle, {"do": "place", "item": "rat"}, "do must be 'put' or 'take'"),
+    ):
+        response = service.http.post(f"/api/seat/{seats[player]}/virtual", json=body)
+        assert response.status_code == 409 and reason in response.json()["error"], response.text
