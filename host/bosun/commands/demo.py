@@ -17,18 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bosun.commands.simulate import _count
+from bosun.commands.argtypes import number, whole_number
 from bosun.service import Service, ServiceOptions
-
-
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"speed {value} is not between 0.1 and 20")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,16 +35,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="riffraff",
         help="the game the virtual tables play (default riffraff)",
     )
-    p.add_argument("--games", type=_count(1, 1000), default=1, help="games a table (default 1)")
-    p.add_argument("--tables", type=_count(1, 50), default=1, help="virtual tables (default 1)")
-    p.add_argument("--seed", type=_count(0, 2**31), default=0, help="random seed (default 0)")
     p.add_argument(
-        "--speed", type=_speed, default=4.0, help="times real time (default 4; 1 to watch)"
+        "--games", type=whole_number(1, 1000), default=1, help="games a table (default 1)"
+    )
+    p.add_argument(
+        "--tables", type=whole_number(1, 50), default=1, help="virtual tables (default 1)"
+    )
+    p.add_argument("--seed", type=whole_number(0, 2**31), default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--speed",
+        type=number(0.1, 20.0, "times real time"),
+        default=4.0,
+        help="times real time (default 4; 1 to watch)",
     )
     p.add_argument("--db", help="store URL (default: a throwaway SQLite file)")
     p.add_argument("--mqtt", help="use this broker instead of a private one")
     p.add_argument(
-        "--timeout", type=_count(10, 86400), default=3600, help="give up after this many seconds"
+        "--timeout",
+        type=whole_number(10, 86400),
+        default=3600,
+        help="give up after this many seconds",
     )
     p.set_defaults(run=run)
 

@@ -13,29 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bosun.bots import SEAT_NAMES, SIMULATED_GAMES, GameResult, bots_for
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{value} is not a probability between 0 and 1")
-    return value
-
-
-def _count(low: int, high: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-
-    return parse
+from bosun.commands.argtypes import number, whole_number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,12 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Bots play N games through the rules engine, deterministically from the seed.",
     )
     p.add_argument("game", choices=sorted(SIMULATED_GAMES))
-    p.add_argument("--games", type=_count(1, 1_000_000), default=100, help="games (default 100)")
-    p.add_argument("--seed", type=_count(0, 2**63), default=0, help="random seed (default 0)")
-    p.add_argument("--players", type=_count(2, 4), default=3, help="2-4 players (default 3)")
+    p.add_argument(
+        "--games", type=whole_number(1, 1_000_000), default=100, help="games (default 100)"
+    )
+    p.add_argument(
+        "--seed", type=whole_number(0, 2**63, "2**63"), default=0, help="random seed (default 0)"
+    )
+    p.add_argument("--players", type=whole_number(2, 4), default=3, help="2-4 players (default 3)")
     p.add_argument(
         "--fall-probability",
-        type=_probability,
+        type=number(0.0, 1.0),
         default=None,
         help="Riff Raff: chance that a loaded piece tips cargo off the ship",
     )

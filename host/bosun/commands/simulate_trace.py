@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from bosun.commands.argtypes import number, whole_number
 from bosun.sim import LEVELS, ShipParams, VirtualShip, random_session, scripted_session
 from bosun.sim.params import RATES_SPS, TABLE_KINDS
 from bosun.sim.session import sample_count
@@ -19,26 +20,6 @@ from bosun.sim.truth import SessionInfo
 
 MAX_SECONDS = 24 * 3600
 PROGRESS_FROM_SAMPLES = 200_000  # below this a session takes well under a second
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 1.0 <= value <= MAX_SECONDS:  # also rejects nan
-        raise argparse.ArgumentTypeError(f"{text} is not between 1 and {MAX_SECONDS} seconds")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 2**63:
-        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 2**63")
-    return value
 
 
 def _rate(text: str) -> int:
@@ -59,9 +40,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("out_prefix", metavar="OUT_PREFIX", help="path and name stem of the files")
-    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--seed", type=whole_number(0, 2**63, "2**63"), default=0, help="random seed (default 0)"
+    )
     p.add_argument("--rate", type=_rate, default=80, help="samples per second, 10 or 80 (80)")
-    p.add_argument("--seconds", type=_seconds, default=120.0, help="length (default 120)")
+    p.add_argument(
+        "--seconds",
+        type=number(1.0, MAX_SECONDS, "seconds"),
+        default=120.0,
+        help="length (default 120)",
+    )
     p.add_argument("--level", choices=sorted(LEVELS), default="normal", help="(normal)")
     p.add_argument("--table", choices=TABLE_KINDS, default="both", help="table sensor (both)")
     p.add_argument(

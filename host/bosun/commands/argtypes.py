@@ -1,0 +1,40 @@
+"""Argument types for the commands: a bad value names itself and the range it missed."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def whole_number(low: int, high: int, high_text: str | None = None) -> Callable[[str], int]:
+    """An int in [low, high]; `high_text` shows a huge bound readably (e.g. "2**63")."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value} is not between {low} and {high_text or high}"
+            )
+        return value
+
+    return parse
+
+
+def number(low: float, high: float, unit: str = "") -> Callable[[str], float]:
+    """A float in [low, high] (NaN and infinities refused), in `unit` if given."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            of_unit = f" of {unit}" if unit else ""
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number{of_unit}") from None
+        if not low <= value <= high:  # also false for nan
+            in_unit = f" {unit}" if unit else ""
+            raise argparse.ArgumentTypeError(f"{text} is not between {low:g} and {high:g}{in_unit}")
+        return value
+
+    return parse
