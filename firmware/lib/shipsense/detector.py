@@ -465,13 +465,16 @@ class Detector:
         self.trough = 0.0
         self.released_k = None  # when the hand was seen letting go
         self.stable_run = 0
-        self.plateau = None  # [level_g, start_k, n, after_release] of the last still stretch
+        # [level_g, start_k, n, after_release, short] of the last still stretch (short: two
+        # samples at 10 SPS taken for one, see _short_rest)
+        self.plateau = None
         self.leave = None  # a pending leaving: dict
         self.leave_run = 0
         self.returned = None  # a leaving whose weight came back: dict (shift or stay)
         self.committed = False  # something was decided in this episode
         self.dropping_k = None  # a drop on the loaded zone: the hand letting go or a tip
         self.low_run = 0
+        self._held = None  # a short rest before a rise, see _hold_short_rest
         self._area_n = 0
         self._area_open = True
         for i in range(self.n_zones):
@@ -609,6 +612,18 @@ class Detector:
             return
 
         plateau = self.plateau
+        held = self._held
+        if (
+            held is not None
+            and self.stable_run >= 1
+            and plateau is not None
+            and plateau[3]
+            and self._commit_held(events, plateau[0])
+        ):
+            # the second piece rests above the first: the first is placed, the second is
+            # weighed from it
+            plateau[0] -= held[0]
+            self.peak -= held[0]
         if self.stable_run >= 1 and plateau is not None:
             level = plateau[0]
             if level >= PLACE_MIN_G:
@@ -648,7 +663,7 @@ class Detector:
                 or abs(level - plateau[0]) > tolerance
                 or self._strayed(plateau, start)
             ):
-                self.plateau = plateau = [0.0, start, n, after_release]
+                self.plateau = plateau = [0.0, start, n, after_release, False]
         n = k - plateau[1] + 1
         plateau[2] = n
         w = n if n < self.place_max_n else self.place_max_n
@@ -747,7 +762,7 @@ class Detector:
         w = n if n < self.place_max_n else self.place_max_n
         change = self._zone_change(k, w)
         # the zone the hand loaded, if it was seen loading; else where the load is now
-        zone = self._place_zone([0.0] * self.n_zones if self._area_n else change)
+        zone = self._place_zone(change)
         gained = -self._losses(change)[zone]
         return gained >= ONE_ZONE_FRACTION * level
 
@@ -762,8 +777,42 @@ class Detector:
         if end > k or k - end > self.zone_history_n - w:
             end = k
         change = self._zone_change(end, w)
-        zone = self._place_zone(change)
         t_ms = self._time_of(self.released_k if self.released_k is not None else plateau[1])
+        held = self._held
+        if held is not None:
+            if self._commit_held(events, grams):
+                grams -= held[0]
+                for i in range(self.n_zones):
+                    change[i] -= held[1][i]
+            else:
+                # it was a hand brushing the ship: the piece is what rests now, and where
+                # it was pressed is where the first hand loaded it
+                self._held = None
+                self._area[:] = held[2]
+                self._area_n = held[3]
+                t_ms = held[4]
+        self._place_event(events, k, grams, change, t_ms)
+        self._after_commit(k)
+
+    def _commit_held(self, events, level):
+        """If `level` (grams over the base) stands clearly above a held short rest, a second
+        piece came on after it: place the first as it rested; True if so."""
+        held = self._held
+        limit = self.leave_level if self.leave_level > PLACE_MIN_G else PLACE_MIN_G
+        if held is None or level - held[0] <= limit:
+            return False
+        self._held = None
+        loading = (list(self._area), self._area_n)
+        self._area[:] = held[2]
+        self._area_n = held[3]
+        self._place_event(events, self.k, held[0], held[1], held[4])
+        self._area[:] = loading[0]
+        self._area_n = loading[1]
+        return True
+
+    def _place_event(self, events, k, grams, change, t_ms):
+        """Emit a place of `grams` resting as `change` shows, and book it."""
+        zone = self._place_zone(change)
         event = {
             "type": "place",
             "t_ms": t_ms,
@@ -782,7 +831,6 @@ class Detector:
         events.append(event)
         self.ref[zone] += grams
         self.base = self._sum_ref()
-        self._after_commit(k)
 
     def _place_zone(self, change):
         """The zone that took the load: where the hand pressed and where the load rests,
@@ -804,6 +852,7 @@ class Detector:
 
     def _after_commit(self, k):
         self.committed = True
+        self._held = None
         self.dropping_k = None
         self.low_run = 0
         self.peak = 0.0
@@ -837,9 +886,23 @@ class Detector:
         ):
             # back at the old level with no still stretch seen since the release: at 10 SPS
             # a piece that tipped off within half a second rested for two samples only
-            rest = self._short_rest(k, d + leave_level)
+            rest = self._short_rest(k, d + leave_level, 1)
             if rest is not None:
                 self.plateau = plateau = rest
+        elif (
+            self.short_rest_n
+            and self.released_k is not None
+            and (plateau is None or plateau[1] + plateau[2] <= self.released_k)
+            and self.stable_run == 0
+            and self.dropping_k is None
+        ):
+            # rising again with no still stretch seen since the release: a second piece
+            # loaded after the first rested for two samples (once the HX711 had settled), or
+            # a hand brushing the ship. Keep the two samples in hand and weigh what comes.
+            rest = self._short_rest(k - 1, PLACE_MIN_G, 2)
+            if rest is not None and d > rest[0] + leave_level:
+                self._hold_short_rest(rest, d)
+                return False
         if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
             ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
             if ready and self._rose_since_release(plateau):
@@ -880,12 +943,35 @@ class Detector:
         self._notice_leaving(events, k, d, leave_level)
         return True
 
-    def _short_rest(self, k, floor):
-        """The flattest run of `short_rest_n` samples between the release and now that stood
-        above `floor` (grams over the base), as a still stretch after the release, or None."""
+    def _hold_short_rest(self, rest, d):
+        """A short rest followed by a rise: keep it (level, zone change, loading area, release
+        time) and follow the new load as a loading of its own; `_decide_place` settles it."""
+        n = rest[2]
+        area = self._area
+        self._held = (
+            rest[0],
+            self._zone_change(rest[1] + n - 1, n),
+            list(area),
+            self._area_n,
+            self._time_of(self.released_k),
+        )
+        self.peak = d
+        self.released_k = None
+        self.plateau = None
+        self.dropping_k = None
+        self.low_run = 0
+        self._area_n = 0
+        self._area_open = True
+        for i in range(self.n_zones):
+            area[i] = 0.0
+
+    def _short_rest(self, k, floor, settle):
+        """The flattest run of `short_rest_n` samples from `settle` samples after the release
+        up to `k` that stood above `floor` (grams over the base), as a still stretch after the
+        release, or None."""
         h = self.history_n
         n = self.short_rest_n
-        first = self.released_k + 1
+        first = self.released_k + settle
         if k - first > h - 1:
             first = k - h + 1
         band = SETTLE_SIGMAS * sqrt(self._var_total)
@@ -909,7 +995,7 @@ class Detector:
                 best = j
         if best is None:
             return None
-        return [self._mean_total(best + n - 1, n) - self.base, best, n, True]
+        return [self._mean_total(best + n - 1, n) - self.base, best, n, True, True]
 
     def _hand_let_go(self, k, plateau):
         """True if the drop from a still stretch was on the zone being loaded (a release)."""
