@@ -389,11 +389,22 @@ class Detector:
 
     # --- warm-up and rest ----------------------------------------------------------------
     def _warm_up(self, k, total):
-        weight = 1.0 / (k + 1)
-        for i in range(self.n_zones):
-            self.ref[i] += (self.y[i] - self.ref[i]) * weight
-        self.base = self._sum_ref()
-        if k >= 2:
+        # the glitch filter cannot judge the very first sample (it has no neighbours yet):
+        # the empty ship is each zone's median over the warm-up, and the noise is learned
+        # from the third sample's second difference on
+        if k == self.warmup_n - 1 or k == 0:
+            n = k + 1
+            zn = self.zone_history_n
+            if n > zn:
+                n = zn
+            for i in range(self.n_zones):
+                ring = self._zones[i]
+                values = sorted(ring[(k - j) % zn] for j in range(n))
+                self.ref[i] = (
+                    values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
+                )
+            self.base = self._sum_ref()
+        if k >= 3:
             self._learn_noise(total, 1.0 / (k + 1) if k < 50 else self.noise_alpha)
 
     def _sum_ref(self):
