@@ -554,7 +554,8 @@ class Detector:
             self.peak = d
         if d < self.trough:
             self.trough = d
-        if self.released_k is None and self.peak >= PLACE_MIN_G:
+        # a hand let go only of what clearly came on (not of sway after the last decision)
+        if self.released_k is None and self.peak >= PLACE_MIN_G and self.peak >= self.leave_level:
             let_go = RELEASE_MIN_G
             if let_go < RELEASE_SIGMAS * sigma_fast:
                 let_go = RELEASE_SIGMAS * sigma_fast
