@@ -652,6 +652,11 @@ class Detector:
             elif level > -PLACE_MIN_G and plateau[2] >= self.quiet_n:
                 self._end_episode(events, k)
                 return
+            elif plateau[2] >= self.place_min_n and self._quiet_loss(-level, plateau[2]):
+                # a piece's worth is missing and has stood still, though it went too gently
+                # to be noticed leaving in this noise (a light piece at 10 SPS)
+                self._notice_leaving(events, k, level, self.leave_level, plateau[1])
+                return
         if k - self.onset_k > self.max_episode_n:
             self._end_episode(events, k)
 
@@ -744,6 +749,14 @@ class Detector:
         if self.items:
             return place_margin(level, self.items) >= PLACE_MARGIN_SE * se
         return se <= PLACE_SE_G
+
+    def _quiet_loss(self, grams, n):
+        """True if `grams` missing over `n` still samples is clearly a piece's worth: above
+        the smallest place by its weighing error, and (with items) fitting a piece."""
+        se = sqrt(self._var_total * (1.0 / n + 1.0 / self._base_n))
+        if grams - PLACE_MIN_G < PLACE_MARGIN_SE * se:
+            return False
+        return not self.items or _fit_errors(grams, self.items) <= FRESH_FIT_ERRORS
 
     def _now(self):
         return self._t[self.k % self.history_n]
