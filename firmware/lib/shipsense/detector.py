@@ -100,7 +100,7 @@ PLACE_MAX_WINDOW_MS = 1200  # ... and at most this
 PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
 PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
-PLAIN_DROP_MS = 300  # ... or when it held this long (4 samples) and then went away again
+PLAIN_DROP_MS = 350  # ... or when it held this long (4 samples) and then went away again
 PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = 0.4
 COMMIT_MIN_MS = 100  # a plateau this long after the release can be weighed if a fall follows
@@ -826,6 +826,8 @@ class Detector:
         limit = self.leave_level if self.leave_level > PLACE_MIN_G else PLACE_MIN_G
         if held is None or level - held[0] <= limit:
             return False
+        if self.items and _fit_errors(held[0], self.items) > FRESH_FIT_ERRORS:
+            return False  # what rested before was no piece (the HX711 still rising)
         self._held = None
         loading = (list(self._area), self._area_n)
         self._area[:] = held[2]
@@ -937,7 +939,11 @@ class Detector:
                 # more is coming onto the ship: a second piece comes after the first has
                 # rung out, so a short stretch right after the release is not weighed (a
                 # hand brushing the fresh piece, or its ringing seen at 10 SPS)
-                if not plateau[3] or plateau[2] >= self.rise_commit_n:
+                if self.short_rest_n and not plateau[3] and plateau[2] < self.plain_n:
+                    # at 10 SPS a short stretch with no release seen may be the HX711's ramp
+                    # of an unpressed piece with a hand already coming: weigh what comes
+                    self._hold_short_rest(plateau, d)
+                elif not plateau[3] or plateau[2] >= self.rise_commit_n:
                     self._decide_place(events, k)
                 return False
             if ready and d < plateau[0] - leave_level:
@@ -978,7 +984,7 @@ class Detector:
             self._zone_change(rest[1] + n - 1, n),
             list(area),
             self._area_n,
-            self._time_of(self.released_k),
+            self._time_of(self.released_k if self.released_k is not None else rest[1]),
         )
         self.peak = d
         self.released_k = None
