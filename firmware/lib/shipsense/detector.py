@@ -92,6 +92,7 @@ PLACE_MIN_G = 0.9  # smallest rise that is a `place`
 RELEASE_MIN_G = 0.6  # the hand let go: the level fell this far below its peak, and ...
 RELEASE_SIGMAS = 6.0  # ... this many noise sigmas, and ...
 RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand trembles ~4%)
+TREMOR_FRACTION = 0.1  # a rise from a still stretch with no release seen must beat this
 SETTLE_BAND_MIN_G = 0.3
 SETTLE_SIGMAS = 4.0
 TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
@@ -935,7 +936,11 @@ class Detector:
             if ready and self._rose_since_release(plateau):
                 self._new_load_phase(plateau)
                 return False
-            if ready and d > plateau[0] + leave_level and self.dropping_k is None:
+            # a hand still pressing trembles by some percent of its force: more than that
+            rise = leave_level
+            if not plateau[3] and TREMOR_FRACTION * plateau[0] > rise:
+                rise = TREMOR_FRACTION * plateau[0]
+            if ready and d > plateau[0] + rise and self.dropping_k is None:
                 # more is coming onto the ship: a second piece comes after the first has
                 # rung out, so a short stretch right after the release is not weighed (a
                 # hand brushing the fresh piece, or its ringing seen at 10 SPS)
@@ -959,6 +964,9 @@ class Detector:
                         self.dropping_k = k
                     else:
                         level_ref = plateau[0]  # something else is leaving the ship
+                elif plateau[3] and d < -leave_level:
+                    # it went below the old level: the piece that rested left, and more
+                    level_ref = plateau[0]
         if d < level_ref - leave_level:
             self.leave_run += 1
         else:
