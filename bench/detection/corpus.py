@@ -37,12 +37,20 @@ EXTRA = {
     "extra4": 6000,
     "extra5": 8000,
     "extra6": 7000,  # round 3, 72 traces: tuning
-    "extra7": 7100,  # round 3, 72 traces: validation only (aggregate figures read)
+    "extra7": 7100,  # round 3, 72 traces: validation at first, tuning later
     "extra8": 7200,  # round 3, 72 traces: tuning
     "extra9": 7300,  # round 3, 72 traces: tuning
+    "extra10": 7400,  # round 3, 72 traces: validation only (aggregate figures read)
 }
 # Sets of other than PER_HALF traces (still COMBOS[i % 12], so six traces of every combination).
-SET_SIZE = {"held-back-3": 72, "extra6": 72, "extra7": 72, "extra8": 72, "extra9": 72}
+SET_SIZE = {
+    "held-back-3": 72,
+    "extra6": 72,
+    "extra7": 72,
+    "extra8": 72,
+    "extra9": 72,
+    "extra10": 72,
+}
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
 

@@ -487,6 +487,7 @@ class Detector:
         self.dropping_k = None  # a drop on the loaded zone: the hand letting go or a tip
         self.low_run = 0
         self._held = None  # a short rest before a rise, see _hold_short_rest
+        self._emptied = False  # back at the old level since the release, nothing resting
         self._area_n = 0
         self._area_open = True
         for i in range(self.n_zones):
@@ -551,6 +552,26 @@ class Detector:
             for i in range(n):
                 area[i] += y[i] - ref[i]
             self._area_n += 1
+        if (
+            self.short_rest_n
+            and self.released_k is not None
+            and self.plateau is None
+            and self._held is None
+            and self.leave is None
+            and self.returned is None
+        ):
+            # let go of, and back at the old level with nothing seen resting: it was a hand
+            # (a touch); if the load rises again from there, that is a new loading
+            if d < self._empty_g():
+                self._emptied = True
+            elif self._emptied and d > self._empty_g() + self.leave_level:
+                self._emptied = False
+                self.released_k = None
+                self.peak = d
+                self._area_n = 0
+                self._area_open = True
+                for i in range(n):
+                    self._area[i] = 0.0
         if d > self.peak:
             self.peak = d
         if d < self.trough:
@@ -565,6 +586,7 @@ class Detector:
             if self.peak - d > let_go:
                 self.released_k = k
                 self._area_open = False
+                self._emptied = False
 
         # holding still? the fast mean stays in a noise band over STABLE_MS
         h = self.history_n
