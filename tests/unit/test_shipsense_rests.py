@@ -1,0 +1,162 @@
+"""The shipsense detector where the HX711 barely shows a rest: 10 SPS tip-offs, hands and
+pieces in quick succession, and the evidence a decision is taken from (detection round 3).
+
+At 10 SPS the HX711 needs 300-400 ms to show a step, so a piece that tips off half a second
+after the hand left is seen at rest for two samples only. Each test below but the hand
+brushing after a short rest failed on the round-2 detector in some of its cases; that one
+guards what holding a short rest must not break.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_shipsense_signals import ShipSignal
+
+from shipsense.detector import Detector
+
+ITEMS = {
+    "boat": 11.8,
+    "chest": 9.4,
+    "crate": 7.6,
+    "barrel": 6.1,
+    "plank": 5.2,
+    "sailor": 4.4,
+    "bottle": 3.3,
+    "rat": 2.6,
+}
+
+
+def detect(signal: ShipSignal) -> list[dict]:
+    detector = Detector(rate_hz=signal.rate_hz, table=signal.table, items=ITEMS)
+    events: list[dict] = []
+    for t_ms, zones_g, table_g, impact in signal.rows():
+        events.extend(detector.feed(t_ms, zones_g, table_g, impact))
+    return events
+
+
+def cargo_events(events: list[dict]) -> list[tuple]:
+    """(type, zone, item or items) of every place and fall, in order."""
+    return [
+        (e["type"], e.get("zone"), e.get("item") or e.get("items"))
+        for e in events
+        if e["type"] in ("place", "fall")
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("rest_ms", [420, 480])
+def test_rr11_at_10_sps_a_piece_seen_at_rest_for_two_samples_then_tipping_off_is_a_place_and_a_fall(
+    seed, rest_ms
+):
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, seed=seed)
+    hand_left = signal.place(7, 11.8, 500.0, press_g=25.0, press_ms=400.0)
+    signal.fall(7, 11.8, hand_left + rest_ms, slide_ms=40.0, flight_ms=200.0)
+    events = detect(signal)
+    assert cargo_events(events) == [("place", 7, "boat"), ("fall", None, ["boat"])]
+    place = events[[e["type"] for e in events].index("place")]
+    assert place["grams"] == pytest.approx(11.8, abs=1.0)
+    assert abs(place["t_ms"] - hand_left) <= 300
+    assert not [e for e in events if e["type"] == "touch"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rr9_at_10_sps_a_second_piece_loaded_soon_after_the_first_rested_briefly_is_a_second_place(
+    seed,
+):
+    # the first crate is seen still for two samples before the second hand presses: each
+    # is placed and weighed within the benchmark's tolerance (two samples weigh the first
+    # too roughly to always tell a crate from a barrel, 1.5 g apart)
+    # (the ringing is small: at 10 SPS the HX711 averages it over each 100 ms conversion)
+    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.2, seed=seed)
+    first_left = signal.place(7, 7.6, 500.0, press_g=25.0, press_ms=400.0, ring_g=0.5)
+    signal.place(7, 6.1, first_left + 450.0, press_g=30.0, press_ms=450.0, ring_g=0.5)
+    places = [e for e in detect(signal) if e["type"] == "place"]
+    assert [p["zone"] for p in places] == [7, 7]
+    assert places[0]["grams"] == pytest.approx(7.6, abs=1.0)  # max(1 g, 12%), as scored
+    assert places[1]["grams"] == pytest.approx(6.1, abs=1.0)
+    assert abs(places[0]["t_ms"] - first_left) <= 300
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rr10_at_10_sps_a_hand_brushing_the_ship_after_a_short_rest_leaves_one_place_of_the_piece(
+    seed,
+):
+    # the two samples before the hand came are held, not placed: what rests once the hand
+    # has gone is the piece
+    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1, seed=seed)
+    hand_left = signal.place(7, 4.4, 500.0, press_g=25.0, press_ms=400.0)
+    signal.touch([3], 12.0, hand_left + 300.0, length_ms=300.0)
+    events = detect(signal)
+    assert cargo_events(events) == [("place", 7, "sailor")]
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_rr8_a_glitch_on_the_very_first_sample_does_not_hide_the_first_place(rate_hz):
+    # the glitch filter cannot judge the first sample; the empty ship is a median
+    signal = ShipSignal(rate_hz=rate_hz, seconds=5.0, noise_g=0.1, seed=3)
+    signal.glitch(3, 70.0, 0.0)
+    signal.place(9, 7.6, 1200.0, press_g=0.0)
+    events = detect(signal)
+    assert cargo_events(events) == [("place", 9, "crate")]
+    assert [e for e in events if e["type"] == "place"][0]["grams"] == pytest.approx(7.6, abs=0.4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 4])
+def test_rr11_a_light_piece_leaving_too_gently_to_be_noticed_at_10_sps_is_still_a_fall(seed):
+    # noisy cells: a rat's 2.6 g going is below the leaving threshold, but the loss stands
+    # still long enough to weigh; the next piece is then weighed from the right level
+    signal = ShipSignal(rate_hz=10, seconds=9.0, noise_g=0.15, seed=seed)
+    hand_left = signal.place(7, 2.6, 800.0, press_g=20.0)
+    signal.fall(7, 2.6, hand_left + 800.0, outcome="caught", slide_ms=120.0)
+    signal.place(2, 6.1, hand_left + 5000.0, press_g=20.0)
+    events = detect(signal)
+    assert [(t, z) for t, z, _ in cargo_events(events)] == [
+        ("place", 7),
+        ("fall", None),
+        ("place", 2),
+    ]
+    assert cargo_events(events)[2] == ("place", 2, "barrel")
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_rr11_at_10_sps_a_deck_piece_that_fell_stays_fallen_when_a_hand_loads_the_ship_next(seed):
+    # a piece leaving the deck has nowhere aboard to land: the weight coming back is the
+    # next loading, not the piece returning (no shift, no stay)
+    signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.15, seed=seed)
+    hand_left = signal.place(3, 7.6, 500.0, press_g=20.0)
+    signal.fall(3, 7.6, hand_left + 1500.0, outcome="caught", slide_ms=30.0)
+    signal.place(2, 6.1, hand_left + 1900.0, press_g=28.0)
+    events = detect(signal)
+    assert cargo_events(events) == [
+        ("place", 3, "crate"),
+        ("fall", None, ["crate"]),
+        ("place", 2, "barrel"),
+    ]
+    assert not [e for e in events if e["type"] in ("shift", "stay")]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rr8_a_place_is_zoned_where_it_rested_though_cargo_leaves_its_zone_before_it_is_decided(
+    seed,
+):
+    # a bottle is placed on the boat's zone; the boat tips off before the bottle is weighed
+    # enough: the zones are read over the bottle's still stretch, not the samples since
+    signal = ShipSignal(rate_hz=10, seconds=9.0, noise_g=0.12, seed=seed)
+    signal.place(1, 11.8, 500.0, press_g=15.0)
+    hand_left = signal.place(1, 3.3, 3500.0, press_g=8.0)
+    signal.fall(1, 11.8, hand_left + 500.0, outcome="caught")
+    assert cargo_events(detect(signal)) == [
+        ("place", 1, "boat"),
+        ("place", 1, "bottle"),
+        ("fall", None, ["boat"]),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_hand_brushing_the_ship_with_a_still_top_of_a_third_of_a_second_is_a_touch(seed):
+    # at 80 SPS a 600 ms brush holds still for ~300 ms: not a piece that rested and left
+    signal = ShipSignal(rate_hz=80, seconds=4.0, noise_g=0.15, seed=seed)
+    signal.touch([2], 5.6, 1000.0, length_ms=600.0)
+    events = detect(signal)
+    assert cargo_events(events) == []
+    assert [e["type"] for e in events if e["type"] == "touch"] == ["touch"]
