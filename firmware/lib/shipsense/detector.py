@@ -970,6 +970,15 @@ class Detector:
                     # at 10 SPS a short stretch with no release seen may be the HX711's ramp
                     # of an unpressed piece with a hand already coming: weigh what comes
                     self._hold_short_rest(plateau, d)
+                elif (
+                    self.short_rest_n
+                    and self.items
+                    and _fit_errors(plateau[0], self.items) > FRESH_FIT_ERRORS
+                ):
+                    # what rested after the release is no piece: at 10 SPS a hand that came
+                    # back within the HX711's settling is blended with it; weigh what rests
+                    # once it has gone
+                    self._hold_short_rest(plateau, d)
                 elif not plateau[3] or plateau[2] >= self.rise_commit_n:
                     self._decide_place(events, k)
                 return False
