@@ -30,8 +30,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.detection", description=__doc__)
     parser.add_argument(
         "--half",
-        choices=(*corpus.HALVES, *corpus.HELD_BACK_2, *corpus.HELD_BACK_3, *corpus.EXTRA, "both"),
+        choices=(
+            *corpus.HALVES,
+            *corpus.HELD_BACK_2,
+            *corpus.HELD_BACK_3,
+            *corpus.EXTRA,
+            *corpus.POOLS,
+            "both",
+        ),
         default="both",
+        help="a set, or a pool of sets scored as one (tuning-pool: every tuning-only set)",
     )
     parser.add_argument(
         "--corpus",
@@ -48,7 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     halves = list(corpus.HALVES) if args.half == "both" else [args.half]
     figures: dict = {}
     for half in halves:
-        specs = [s for s in corpus.specs(half, args.corpus) if not args.only or args.only in s.name]
+        members = corpus.POOLS.get(half, (half,))
+        specs = [
+            s
+            for member in members
+            for s in corpus.specs(member, args.corpus)
+            if not args.only or args.only in s.name
+        ]
         ours, plain = Score(), Score()
         groups: dict[str, Score] = {}
         cpu_s = 0.0

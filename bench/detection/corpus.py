@@ -42,6 +42,21 @@ EXTRA = {
     "extra9": 7300,  # round 3, 72 traces: tuning
     "extra10": 7400,  # round 3, 72 traces: validation only (aggregate figures read)
 }
+# Pools of sets scored as one: every set tuned on (round 3 tuned on all of these).
+POOLS = {
+    "tuning-pool": (
+        "tuning",
+        "extra",
+        "extra2",
+        "extra3",
+        "extra4",
+        "extra5",
+        "extra6",
+        "extra7",
+        "extra8",
+        "extra9",
+    )
+}
 # Sets of other than PER_HALF traces (still COMBOS[i % 12], so six traces of every combination).
 SET_SIZE = {
     "held-back-3": 72,

@@ -2,7 +2,10 @@
 
 Prints the truth records and the detector's events around `T_MS` of the corpus trace whose
 name contains NAME, then every sample: the total above the detector's committed level (raw
-and fast mean), the zones that moved most, and the detector's episode state.
+and fast mean), the zones that moved most, and the detector's episode state (A active, pk
+the peak, rel samples since the release, plat the still stretch level/length, R after the
+release, st the still run, L a leaving pending, D a drop being judged, H a short rest held).
+Held-back set 3 is not offered: it is looked at once, by the benchmark, at the end.
 """
 
 from __future__ import annotations
@@ -51,11 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         moved = sorted(range(det.n_zones), key=lambda i: -abs(det.y[i] - det.ref[i]))[:3]
         zones = " ".join(f"z{i + 1}{det.y[i] - det.ref[i]:+6.2f}" for i in moved)
         plateau = det.plateau
+        held = " H" if det._held is not None else ""
         p = "-" if plateau is None else f"{plateau[0]:.2f}/{plateau[2]}{'R' if plateau[3] else ''}"
         state = (
             f"{'A' if det.active else ' '} pk {det.peak:5.2f} rel "
             f"{'-' if det.released_k is None else k - det.released_k} plat {p} "
-            f"st {det.stable_run} {'L' if det.leave else ''}{'D' if det.dropping_k else ''}"
+            f"st {det.stable_run} {'L' if det.leave else ''}{'D' if det.dropping_k else ''}{held}"
         )
         table = "" if table_g is None else f" mat {table_g:6.2f}"
         hit = "" if not impact else " HIT"
