@@ -45,9 +45,12 @@ height of its zone, or a `shift` if the weight came back. A rise that holds stil
 hand lets go is a `place`, weighed over a window long enough for the noise measured (and,
 with items, until the weight clearly names one), from the level the ship rested at just
 before (the mean of that rest, not the slow zero-tracking). A still stretch that rose again
-after the release is a hand brushing the fresh piece, not the piece: it is waited out. Zones
-are told apart after removing the ship's sway, whose two modes (roll and pitch) are learned
-at rest (`shipsense.sway`).
+after the release is a hand brushing the fresh piece, not the piece: it is waited out. At
+10 SPS the HX711 needs three to four conversions to show a step, so a piece may be seen at
+rest for two samples only: such a short rest is the piece when the load then falls back to
+the old level (it tipped off), and is held when more rises until what rises is weighed (a
+second piece, or a hand that goes again). Zones are told apart after removing the ship's
+sway, whose two modes (roll and pitch) are learned at rest (`shipsense.sway`).
 
 Memory is bounded (fixed rings of a few seconds); time is kept as sample counts, so a
 six-hour session is as exact as a minute, also with single-precision floats on the ESP32.
@@ -477,9 +480,7 @@ class Detector:
         self.trough = 0.0
         self.released_k = None  # when the hand was seen letting go
         self.stable_run = 0
-        # [level_g, start_k, n, after_release, short] of the last still stretch (short: two
-        # samples at 10 SPS taken for one, see _short_rest)
-        self.plateau = None
+        self.plateau = None  # [level_g, start_k, n, after_release] of the last still stretch
         self.leave = None  # a pending leaving: dict
         self.leave_run = 0
         self.returned = None  # a leaving whose weight came back: dict (shift or stay)
@@ -703,7 +704,7 @@ class Detector:
                 or abs(level - plateau[0]) > tolerance
                 or self._strayed(plateau, start)
             ):
-                self.plateau = plateau = [0.0, start, n, after_release, False]
+                self.plateau = plateau = [0.0, start, n, after_release]
         n = k - plateau[1] + 1
         plateau[2] = n
         w = n if n < self.place_max_n else self.place_max_n
@@ -1065,7 +1066,7 @@ class Detector:
                 best = j
         if best is None:
             return None
-        return [self._mean_total(best + n - 1, n) - self.base, best, n, True, True]
+        return [self._mean_total(best + n - 1, n) - self.base, best, n, True]
 
     def _hand_let_go(self, k, plateau):
         """True if the drop from a still stretch was on the zone being loaded (a release)."""
