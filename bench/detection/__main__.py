@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
             *corpus.HALVES,
             *corpus.HELD_BACK_2,
             *corpus.HELD_BACK_3,
+            *corpus.HELD_BACK_4,
             *corpus.EXTRA,
             *corpus.POOLS,
             "both",

@@ -2,9 +2,10 @@
 
 Two halves of 36 traces (see bench/README.md): `tuning` (seeds 1000-1035) and `held-back`
 (seeds 5000-5035, fixed before tuning began), `held-back-2` (seeds 9000-9035, fixed before
-the second round of tuning, run only to certify it) and `held-back-3` (72 traces, seeds
-9500-9571, fixed before the third round, run once at its end). Trace `i` of a set uses seed
-`base + i` and the settings `COMBOS[i % 12]`.
+the second round of tuning, run only to certify it), `held-back-3` (72 traces, seeds
+9500-9571, fixed before the third round, run once at its end) and `held-back-4` (72 traces,
+seeds 9700-9771, fixed before the fourth round, run once at its end). Trace `i` of a set uses
+seed `base + i` and the settings `COMBOS[i % 12]`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ HELD_BACK_2 = {"held-back-2": 9000}
 # Round 3: a set twice the size (a single set of 36 judges 10 SPS hard places to +-0.015),
 # fixed and committed before round 3 changed any code; run once, at the end.
 HELD_BACK_3 = {"held-back-3": 9500}
+# Round 4: set 3 was run once and its one miss described, so a fresh set of the same shape,
+# fixed and committed before round 4 changed any code; run once, at the end.
+HELD_BACK_4 = {"held-back-4": 9700}
 # More tuning traces, simulated later when the tuning half had little left to teach; never
 # part of the scored corpus (`--half extra` runs them).
 EXTRA = {
@@ -60,6 +64,7 @@ POOLS = {
 # Sets of other than PER_HALF traces (still COMBOS[i % 12], so six traces of every combination).
 SET_SIZE = {
     "held-back-3": 72,
+    "held-back-4": 72,
     "extra6": 72,
     "extra7": 72,
     "extra8": 72,
@@ -106,7 +111,7 @@ class TraceSpec:
 
 
 def specs(half: str, folder: Path) -> list[TraceSpec]:
-    base = {**HALVES, **HELD_BACK_2, **HELD_BACK_3, **EXTRA}[half]
+    base = {**HALVES, **HELD_BACK_2, **HELD_BACK_3, **HELD_BACK_4, **EXTRA}[half]
     out = []
     for index in range(SET_SIZE.get(half, PER_HALF)):
         rate, level, table = COMBOS[index % len(COMBOS)]

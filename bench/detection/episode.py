@@ -5,7 +5,7 @@ name contains NAME, then every sample: the total above the detector's committed 
 and fast mean), the zones that moved most, and the detector's episode state (A active, pk
 the peak, rel samples since the release, plat the still stretch level/length, R after the
 release, st the still run, L a leaving pending, D a drop being judged, H a short rest held).
-Held-back set 3 is not offered: it is looked at once, by the benchmark, at the end.
+Held-back sets 3 and 4 are not offered: each is looked at once, by the benchmark, at the end.
 """
 
 from __future__ import annotations
