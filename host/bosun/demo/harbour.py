@@ -14,25 +14,15 @@ that differs from the barrels moved, a flag, an undo or an answer never read is 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import logging
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-import paho.mqtt.client as mqtt
-
 from bosun.bots.montego_bay import BotPolicy, choose_decision
-from bosun.bus.mqtt import send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
+from bosun.demo.table_bots import TableBots, VirtualTableBase
 from bosun.sim.params import HARBOUR_DOCKS
-from bosun.tables import TableConfig
-
-log = logging.getLogger(__name__)
 
 TICK_S = 0.02  # real seconds between steps when nothing happens (the ship runs faster)
 # Ship milliseconds after the barrels of a bot's answer came to rest by which the referee
@@ -121,9 +111,12 @@ def signed(action: str, ships: dict[str, int]) -> Counter[int]:
     return Counter({int(dock): sign * n for dock, n in ships.items() if n})
 
 
-class HarbourPlayers:
+class HarbourPlayers(TableBots):
     """All bot seats of one virtual Montego Bay table, and the table's hands; seats in
     `humans` are left to people (their pages stand in for their hands)."""
+
+    tick_s = TICK_S
+    rng_stream = "harbour-players"
 
     def __init__(
         self,
@@ -135,26 +128,12 @@ class HarbourPlayers:
         seed: int | str = 0,
         style: HarbourStyle | None = None,
     ) -> None:
-        self.table_id = table_id
-        self.node = node
-        self.style = style or HarbourStyle()
-        self.rng = random.Random(f"{seed}/harbour-players")
-        self.humans: set[str] = set()
-        self.http = httpx.AsyncClient(base_url=http_url, timeout=10)
-        self.operator_key = operator_key
-        self.finished: list[HarbourTally] = []
-        self.state: dict[str, Any] | None = None
+        super().__init__(
+            table_id, node, http_url, operator_key, broker, seed, style or HarbourStyle()
+        )
         # Barrels moved (or to be moved) for the question now asked, by a bot or a person:
         # the table's hands leave them be. (question key, signed barrels by dock)
         self.answer_moves: tuple[tuple | None, Counter[int]] = (None, Counter())
-        self._actions: asyncio.Queue = asyncio.Queue()
-        self._state_changed = asyncio.Event()
-        self._loop = asyncio.get_running_loop()
-        self._game_id: str | None = None
-        self._seats: dict[str, str] = {}
-        self._tally: HarbourTally | None = None
-        self._finished_ids: set[str] = set()
-        self._asked: set[tuple] = set()  # decisions already sent
         self._truths: list[dict[str, Any]] = []  # answers the bots gave with their hands
         self._waiting: dict[str, Any] | None = None  # a harbour answer the referee owes
         self._seen_events: list[dict] = []
@@ -163,98 +142,18 @@ class HarbourPlayers:
         self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
         self._next_decision_ms = 0.0
         self._last_flag_poll_ms = -FLAG_POLL_MS
-        self._task: asyncio.Task | None = None
         # True while the table's hands must stay off (the calibration wizard weighs things)
         self.hands_off = lambda: False
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
-        self.client.on_connect = self._on_connect
-        self.client.on_message = self._on_message
-        self._broker = broker
 
-    # -- plumbing ----------------------------------------------------------------------------
-
-    def start(self) -> None:
-        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
-        self.client.loop_start()
-        self._task = self._loop.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        self.client.disconnect()
-        self.client.loop_stop()
-        await self.http.aclose()
-
-    def _on_connect(self, client, *_: object) -> None:
-        send_without_delay(client)
-        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
-
-    def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
-        try:
-            payload = json.loads(message.payload)
-        except ValueError:
-            return
-        kind = message.topic.rsplit("/", 1)[-1]
-        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
-
-    def _deliver(self, kind: str, payload: Any) -> None:
-        if kind == "state" and isinstance(payload, dict):
-            self.state = payload
-            self._count_events(payload)
-            self._state_changed.set()
-        elif kind == "event" and isinstance(payload, dict):
-            self._actions.put_nowait(payload)
-
-    @property
-    def ship(self):
-        return self.node.ship
-
-    @property
-    def game_id(self) -> str | None:
-        return self._game_id
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._state_changed.wait(), TICK_S)
-            self._state_changed.clear()
-            try:
-                await self._step()
-            except httpx.HTTPError as why:
-                log.warning("%s: a bot request failed: %s", self.table_id, why)
-            except Exception:  # a bot's slip must not stop the table: note it and go on
-                log.exception("%s: the bots stumbled", self.table_id)
-                if self._tally is not None:
-                    self._tally.mismatches.append({"kind": "bot_error"})
-
-    async def _get(self, path: str, **params: str) -> dict[str, Any]:
-        response = await self.http.get(path, params=params)
-        response.raise_for_status()
-        return response.json()
-
-    async def _act(self, player: str, request: dict[str, Any]) -> dict[str, Any] | None:
-        response = await self.http.post(f"/api/seat/{self._seats[player]}", json=request)
-        if response.status_code != 200:
-            log.info("%s: %s's %s refused: %s", self.table_id, player, request, response.text)
-            return None
-        return response.json()
+    def _on_state(self, state: dict[str, Any]) -> None:
+        self._count_events(state)
 
     # -- one step --------------------------------------------------------------------------
 
     async def _step(self) -> None:
         self._check_actions()
-        if self.state is None or self._tally is None:
-            snapshot = await self._get(f"/api/tables/{self.table_id}")
-            self.state = snapshot["state"]
-            if snapshot["game_id"] != self._game_id:
-                await self._new_game(snapshot["game_id"])
-        state = self.state
-        if state is None or self._tally is None:
-            return
-        if state["phase"] == "over":
-            self._finish(state)
+        state = await self._follow_game()
+        if state is None:
             return
         if not self.ship.settled or self.hands_off():
             return  # hands wait for what is moving to come to rest
@@ -271,17 +170,10 @@ class HarbourPlayers:
         if now >= self._next_decision_ms and await self._decide(state):
             self._next_decision_ms = now + self.rng.uniform(*self.style.think_ms)
 
-    async def _new_game(self, game_id: str | None) -> None:
-        self._game_id = game_id
-        self._tally = None
-        if game_id is None or game_id in self._finished_ids:
-            return
-        seats = await self._get(f"/api/tables/{self.table_id}/seats", key=self.operator_key)
-        self._seats = seats["seats"]
-        self._tally = HarbourTally(table=self.table_id, game_id=game_id)
-        if self._finished_ids:  # not the first game: the harbour is cleared and starts afresh
-            self.node.new_game()
-        self._asked.clear()
+    def _new_tally(self, game_id: str) -> HarbourTally:
+        return HarbourTally(table=self.table_id, game_id=game_id)
+
+    def _reset(self) -> None:
         self._truths.clear()
         self._waiting = None
         self._seen_events = []
@@ -289,18 +181,10 @@ class HarbourPlayers:
         self._hand_moves = []
         self.answer_moves = (None, Counter())
 
-    def _finish(self, state: dict[str, Any]) -> None:
-        tally = self._tally
-        self._check_actions()
-        tally.winners = list(state["winners"])
-        tally.rounds = state["round"]
+    def _close(self, tally: HarbourTally, state: dict[str, Any]) -> None:
         tally.points = {p: info["points"] for p, info in state["players"].items()}
         for truth in self._truths:
             tally.mismatches.append({"kind": "unanswered", "truth": truth})
-        self.finished.append(tally)
-        self._finished_ids.add(tally.game_id)
-        self._tally = None  # the service starts the next game; pick it up then
-        self.state = None
 
     # -- the table's hands: the harbour follows the game -------------------------------------
 
@@ -443,7 +327,7 @@ class HarbourPlayers:
     async def _answer_flags(self) -> None:
         """A flag is a referee decision that differs from what the bots did: a mismatch.
         People at the table confirm it once the harbour is as the game shows it."""
-        snapshot = await self._get(f"/api/tables/{self.table_id}")
+        snapshot = await self._table()
         for flag in (snapshot.get("referee") or {}).get("flags", []):
             key = ("flag", flag["id"], self._game_id)
             if key in self._asked:
@@ -453,7 +337,7 @@ class HarbourPlayers:
                 self._tally.mismatches.append(
                     {"kind": "flag", "flag": flag["kind"], "text": flag["text"]}
                 )
-            seat = next((p for p in self._seats if p not in self.humans), None)
+            seat = self._bot_seat()
             if seat is not None:
                 answer = {"type": "confirm", "flag": flag["id"], "option": flag["options"][0]}
                 await self._act(seat, answer)
@@ -512,35 +396,16 @@ def _normal(action: dict[str, Any]) -> dict[str, Any]:
     return {**action, "ships": dict(sorted(ships.items()))}
 
 
-class VirtualHarbour:
+class VirtualHarbour(VirtualTableBase):
     """One simulated Montego Bay table: its configuration, its harbour on the broker, its
     bot players and hands."""
 
-    def __init__(self, config: TableConfig, node: VirtualShipNode, players: HarbourPlayers):
-        self.config = config
-        self.node = node
-        self.players = players
-
-    @property
-    def finished(self) -> list[HarbourTally]:
-        return self.players.finished
-
-    async def stop(self) -> None:
-        await self.players.stop()
-        await self.node.stop()
-
-    def claim(self, player: str, human: bool) -> None:
-        """A person takes over a seat from its bot (or hands it back)."""
-        if human:
-            self.players.humans.add(player)
-        else:
-            self.players.humans.discard(player)
+    players: HarbourPlayers
 
     def hands(self, player: str, state: dict[str, Any], do: str, dock: Any, count: Any) -> None:
         """A person's hand at the harbour: `put` barrels on a dock or `take` them off, for the
         question they are asked (MB15). ValueError says why not."""
-        if player not in self.players.humans:
-            raise ValueError("join the seat first: a bot is playing it")
+        self._person(player)
         if do not in ("put", "take"):
             raise ValueError("do must be 'put' or 'take' at a harbour")
         if isinstance(dock, bool) or dock not in HARBOUR_DOCKS:

@@ -1,28 +1,19 @@
 """Bot players at a virtual table, playing through the real service like people would.
 
-They watch the table over the broker (`game/state`, `game/event`), choose cards and take the
-captain's decisions through the HTTP API with their seat tokens, and load pieces by hand on
-the virtual ship, which now and then tips cargo off. What the referee decided is checked
-against what the simulator knows really happened: every difference is a mismatch.
+They watch the table over the broker (`game/state`, `game/event`; `table_bots.py`), choose
+cards and take the captain's decisions through the HTTP API with their seat tokens, and load
+pieces by hand on the virtual ship, which now and then tips cargo off. What the referee
+decided is checked against what the simulator knows really happened: every difference is a
+mismatch.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-import logging
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-import paho.mqtt.client as mqtt
-
-from bosun.bus.mqtt import send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
-
-log = logging.getLogger(__name__)
+from bosun.demo.table_bots import TableBots
 
 TICK_S = 0.05
 OUTCOME_TO_RULES = {"landed": "fallen", "bounced": "fallen", "caught": "caught"}
@@ -68,8 +59,10 @@ class BotStyle:
     think_ms: tuple[float, float] = (400.0, 1200.0)  # ship time before a hand moves
 
 
-class VirtualTablePlayers:
-    """All bot seats of one virtual table; seats in `humans` are left to people."""
+class VirtualTablePlayers(TableBots):
+    """All bot seats of one virtual Riff Raff table; seats in `humans` are left to people."""
+
+    tick_s = TICK_S
 
     def __init__(
         self,
@@ -81,112 +74,19 @@ class VirtualTablePlayers:
         seed: int | str = 0,
         style: BotStyle | None = None,
     ) -> None:
-        self.table_id = table_id
-        self.node = node
-        self.style = style or BotStyle()
-        self.rng = random.Random(f"{seed}/players")
-        self.humans: set[str] = set()
-        self.http = httpx.AsyncClient(base_url=http_url, timeout=10)
-        self.operator_key = operator_key
-        self.finished: list[GameTally] = []
-        self.state: dict[str, Any] | None = None
-        self._actions: asyncio.Queue = asyncio.Queue()
-        self._state_changed = asyncio.Event()
-        self._loop = asyncio.get_running_loop()
-        self._game_id: str | None = None
-        self._seats: dict[str, str] = {}
-        self._tally: GameTally | None = None
-        self._asked: set[tuple] = set()  # decisions already sent for the present state
+        super().__init__(table_id, node, http_url, operator_key, broker, seed, style or BotStyle())
         self._expected_loads: list[str] = []
         self._expected_falls: list[tuple[float, dict[str, list[str]]]] = []  # (at_ms, truth)
-        self._finished_ids: set[str] = set()
         self._placing: tuple[str, int, float] | None = None  # (player, loads before, at_ms)
         self._next_hand_ms = 0.0
-        self._task: asyncio.Task | None = None
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
-        self.client.on_connect = self._on_connect
-        self.client.on_message = self._on_message
-        self._broker = broker
-
-    # -- plumbing ----------------------------------------------------------------------------
-
-    def start(self) -> None:
-        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
-        self.client.loop_start()
-        self._task = self._loop.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        self.client.disconnect()
-        self.client.loop_stop()
-        await self.http.aclose()
-
-    def _on_connect(self, client, *_: object) -> None:
-        send_without_delay(client)
-        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
-
-    def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
-        try:
-            payload = json.loads(message.payload)
-        except ValueError:
-            return
-        kind = message.topic.rsplit("/", 1)[-1]
-        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
-
-    def _deliver(self, kind: str, payload: Any) -> None:
-        if kind == "state" and isinstance(payload, dict):
-            self.state = payload
-            self._state_changed.set()
-        elif kind == "event" and isinstance(payload, dict):
-            self._actions.put_nowait(payload)
-
-    @property
-    def ship(self):
-        return self.node.ship
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._state_changed.wait(), TICK_S)
-            self._state_changed.clear()
-            try:
-                await self._step()
-            except httpx.HTTPError as why:
-                log.warning("%s: a bot request failed: %s", self.table_id, why)
-            except Exception:  # a bot's slip must not stop the table: note it and go on
-                log.exception("%s: the bots stumbled", self.table_id)
-                if self._tally is not None:
-                    self._tally.mismatches.append({"kind": "bot_error"})
-
-    async def _table(self) -> dict[str, Any]:
-        response = await self.http.get(f"/api/tables/{self.table_id}")
-        response.raise_for_status()
-        return response.json()
-
-    async def _act(self, player: str, request: dict[str, Any]) -> bool:
-        response = await self.http.post(f"/api/seat/{self._seats[player]}", json=request)
-        if response.status_code != 200:
-            log.info("%s: %s's %s refused: %s", self.table_id, player, request, response.text)
-        return response.status_code == 200
 
     # -- one step --------------------------------------------------------------------------
 
     async def _step(self) -> None:
         self._check_actions()
         self._check_timeouts()
-        if self.state is None or self._tally is None:
-            snapshot = await self._table()
-            self.state = snapshot["state"]
-            if snapshot["game_id"] != self._game_id:
-                await self._new_game(snapshot["game_id"])
-        state = self.state
-        if state is None or self._tally is None:
-            return
-        if state["phase"] == "over":
-            self._finish(state)
+        state = await self._follow_game()
+        if state is None:
             return
         phase = state["phase"]
         if phase == "choose":
@@ -197,36 +97,18 @@ class VirtualTablePlayers:
             await self._turn(state)
         await self._answer_flags()
 
-    async def _new_game(self, game_id: str | None) -> None:
-        self._game_id = game_id
-        self._tally = None
-        if game_id is None or game_id in self._finished_ids:
-            return
-        response = await self.http.get(
-            f"/api/tables/{self.table_id}/seats", params={"key": self.operator_key}
-        )
-        response.raise_for_status()
-        self._seats = response.json()["seats"]
-        self._tally = GameTally(table=self.table_id, game_id=game_id)
-        if self._finished_ids:  # not the first game: the ship is cleared and starts afresh
-            self.node.new_game()
-        self._asked.clear()
+    def _new_tally(self, game_id: str) -> GameTally:
+        return GameTally(table=self.table_id, game_id=game_id)
+
+    def _reset(self) -> None:
         self._expected_loads.clear()
         self._expected_falls.clear()
         self._placing = None
 
-    def _finish(self, state: dict[str, Any]) -> None:
-        tally = self._tally
-        self._check_actions()
-        tally.winners = list(state["winners"])
-        tally.rounds = state["round"]
+    def _close(self, tally: GameTally, state: dict[str, Any]) -> None:
         tally.boxed = state["boxed"]
         for _, expected in self._expected_falls:
             tally.mismatches.append({"kind": "missed_fall", "truth": expected})
-        self.finished.append(tally)
-        self._finished_ids.add(tally.game_id)
-        self._tally = None  # the service starts the next game; pick it up then
-        self.state = None
 
     def _check_timeouts(self) -> None:
         now, tally = self.ship.now_ms, self._tally
@@ -334,7 +216,7 @@ class VirtualTablePlayers:
                 continue
             self._asked.add(key)
             option = "count" if "count" in flag["options"] else flag["options"][0]
-            seat = next(p for p in self._seats if p not in self.humans) if self._seats else None
+            seat = self._bot_seat()
             if seat is not None:
                 await self._act(seat, {"type": "confirm", "flag": flag["id"], "option": option})
 

@@ -6,11 +6,10 @@ harbour (`bosun.demo.harbour`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bosun.demo.harbour import HarbourPlayers, HarbourStyle, VirtualHarbour
-from bosun.demo.players import BotStyle, GameTally, VirtualTablePlayers
+from bosun.demo.players import BotStyle, VirtualTablePlayers
 from bosun.demo.ship_node import VirtualShipNode
+from bosun.demo.table_bots import VirtualTableBase
 from bosun.service import Service
 from bosun.sim.params import ShipParams
 from bosun.tables import TableConfig, default_seats
@@ -20,35 +19,15 @@ NEXT_GAME_AFTER_S = 4.0
 SETTLE_S = 3  # RR14's three-second rule, so a tipping piece is still its loader's
 
 
-@dataclass
-class VirtualTable:
-    """One simulated table: its configuration, its ship on the broker, its bot players."""
+class VirtualTable(VirtualTableBase):
+    """One simulated Riff Raff table: its configuration, its ship on the broker, its bot
+    players."""
 
-    config: TableConfig
-    node: VirtualShipNode
     players: VirtualTablePlayers
-
-    @property
-    def finished(self) -> list[GameTally]:
-        return self.players.finished
-
-    async def stop(self) -> None:
-        await self.players.stop()
-        await self.node.stop()
-
-    # -- people at a virtual table (their page stands in for their hands) -----------------
-
-    def claim(self, player: str, human: bool) -> None:
-        """A person takes over a seat from its bot (or hands it back)."""
-        if human:
-            self.players.humans.add(player)
-        else:
-            self.players.humans.discard(player)
 
     def place(self, player: str, item: str, zone: int) -> str:
         """The seat's person puts a piece of `item` on `zone` of the virtual ship."""
-        if player not in self.players.humans:
-            raise ValueError("join the seat first: a bot is playing it")
+        self._person(player)
         ship = self.node.ship
         if not ship.settled:
             raise ValueError("the ship is still moving; wait a moment")
@@ -62,8 +41,7 @@ class VirtualTable:
 
     def tip(self, player: str, outcome: str) -> list[str]:
         """The newest piece aboard falls off: `landed` on the mat, `caught`, or `bounced`."""
-        if player not in self.players.humans:
-            raise ValueError("join the seat first: a bot is playing it")
+        self._person(player)
         ship = self.node.ship
         aboard = ship.aboard()
         if not aboard:
@@ -86,75 +64,52 @@ async def add_virtual_tables(
 ) -> list[VirtualTable | VirtualHarbour]:
     """Start `count` virtual tables of `game` (demo-<first>, demo-<first + 1>, ...);
     `games` per table, or forever."""
-    if game == "montego-bay":
-        return [
-            await add_virtual_harbour(service, index, seed, games, style)
-            for index in range(first - 1, first - 1 + count)
-        ]
-    tables = []
-    for index in range(first - 1, first - 1 + count):
-        table_id = f"demo-{index + 1}"
-        node = VirtualShipNode(
-            table_id, service.broker_address, seed=f"{seed}/{index}", scale=service.clock.scale
-        )
-        config = TableConfig(
-            id=table_id,
-            players=default_seats(list(SEATS[index % len(SEATS)])),
-            settle_s=SETTLE_S,
-            table_sensor="both",
-            items=node.items,
-            demo=True,
-        )
-        runtime = service.add_table(config, fresh=True)
-        node.start()  # after the table exists, so its birth message is not a stranger's
-        runtime.next_game_after_s = NEXT_GAME_AFTER_S
-        runtime.games_left = None if games is None else games - 1
-        players = VirtualTablePlayers(
-            table_id,
-            node,
-            service.http_url,
-            service.options.operator_key,
-            service.broker_address,
-            seed=f"{seed}/{index}",
-            style=style,
-        )
-        players.start()
-        table = VirtualTable(config, node, players)
-        runtime.virtual = table
-        tables.append(table)
-    return tables
+    return [
+        await add_virtual_table(service, index, seed, games, style, game)
+        for index in range(first - 1, first - 1 + count)
+    ]
 
 
-async def add_virtual_harbour(
+async def add_virtual_table(
     service: Service,
     index: int,
     seed: int = 0,
     games: int | None = None,
-    style: HarbourStyle | None = None,
-) -> VirtualHarbour:
-    """One virtual Montego Bay table, demo-<index + 1>: a harbour and its bot players."""
+    style: BotStyle | HarbourStyle | None = None,
+    game: str = "riffraff",
+) -> VirtualTable | VirtualHarbour:
+    """One virtual table, demo-<index + 1>: a ship (a harbour for Montego Bay) on the
+    broker, the table in the service, and its bot players."""
     table_id = f"demo-{index + 1}"
     node_seed = f"{seed}/{index}"
+    harbour = game == "montego-bay"
     node = VirtualShipNode(
         table_id,
         service.broker_address,
         seed=node_seed,
         scale=service.clock.scale,
-        params=ShipParams.harbour(node_seed),
+        params=ShipParams.harbour(node_seed) if harbour else None,
     )
-    config = TableConfig(
-        id=table_id,
-        game="montego-bay",
-        players=default_seats(list(SEATS[index % len(SEATS)])),
-        table_sensor="none",
-        items=node.items,
-        demo=True,
-    )
+    seats = default_seats(list(SEATS[index % len(SEATS)]))
+    if harbour:
+        config = TableConfig(
+            id=table_id, game=game, players=seats, table_sensor="none", items=node.items, demo=True
+        )
+    else:
+        config = TableConfig(
+            id=table_id,
+            players=seats,
+            settle_s=SETTLE_S,
+            table_sensor="both",
+            items=node.items,
+            demo=True,
+        )
     runtime = service.add_table(config, fresh=True)
     node.start()  # after the table exists, so its birth message is not a stranger's
     runtime.next_game_after_s = NEXT_GAME_AFTER_S
     runtime.games_left = None if games is None else games - 1
-    players = HarbourPlayers(
+    bots = HarbourPlayers if harbour else VirtualTablePlayers
+    players = bots(
         table_id,
         node,
         service.http_url,
@@ -163,8 +118,9 @@ async def add_virtual_harbour(
         seed=node_seed,
         style=style,
     )
-    players.hands_off = lambda: runtime.calibrating
+    if harbour:
+        players.hands_off = lambda: runtime.calibrating
     players.start()
-    table = VirtualHarbour(config, node, players)
+    table = (VirtualHarbour if harbour else VirtualTable)(config, node, players)
     runtime.virtual = table
     return table

@@ -1,0 +1,235 @@
+"""What every virtual table's bots share, whichever game they play.
+
+They watch the table over the broker (`game/state`, `game/event`), act through the HTTP API
+with their seat tokens like people would, and keep one tally per game of what the referee
+decided against what really happened. A game's bots (`players.py`, `harbour.py`) add how
+they play and what they check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from typing import Any
+
+import httpx
+import paho.mqtt.client as mqtt
+
+from bosun.bus.mqtt import send_without_delay
+from bosun.demo.ship_node import VirtualShipNode
+from bosun.tables import TableConfig
+
+log = logging.getLogger(__name__)
+
+
+class TableBots:
+    """All bot seats of one virtual table; seats in `humans` are left to people."""
+
+    tick_s = 0.05  # real seconds between steps when nothing happens
+    rng_stream = "players"  # each game's bots draw from their own stream of the seed
+
+    def __init__(
+        self,
+        table_id: str,
+        node: VirtualShipNode,
+        http_url: str,
+        operator_key: str,
+        broker: tuple[str, int],
+        seed: int | str,
+        style: Any,
+    ) -> None:
+        self.table_id = table_id
+        self.node = node
+        self.style = style
+        self.rng = random.Random(f"{seed}/{self.rng_stream}")
+        self.humans: set[str] = set()
+        self.http = httpx.AsyncClient(base_url=http_url, timeout=10)
+        self.operator_key = operator_key
+        self.finished: list[Any] = []  # the tallies of finished games
+        self.state: dict[str, Any] | None = None
+        self._actions: asyncio.Queue = asyncio.Queue()
+        self._state_changed = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._game_id: str | None = None
+        self._seats: dict[str, str] = {}
+        self._tally: Any = None
+        self._finished_ids: set[str] = set()
+        self._asked: set[tuple] = set()  # decisions already sent
+        self._task: asyncio.Task | None = None
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self._broker = broker
+
+    # -- what each game's bots add -------------------------------------------------------------
+
+    def _new_tally(self, game_id: str) -> Any:
+        raise NotImplementedError
+
+    def _reset(self) -> None:
+        """Forget the last game's expectations."""
+
+    def _close(self, tally: Any, state: dict[str, Any]) -> None:
+        """Write the final state and what was never answered into the tally."""
+
+    def _on_state(self, state: dict[str, Any]) -> None:
+        """A new public state arrived (on the event loop)."""
+
+    def _check_actions(self) -> None:
+        raise NotImplementedError
+
+    async def _step(self) -> None:
+        raise NotImplementedError
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
+        self.client.loop_start()
+        self._task = self._loop.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.client.disconnect()
+        self.client.loop_stop()
+        await self.http.aclose()
+
+    def _on_connect(self, client, *_: object) -> None:
+        send_without_delay(client)
+        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
+
+    def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
+        try:
+            payload = json.loads(message.payload)
+        except ValueError:
+            return
+        kind = message.topic.rsplit("/", 1)[-1]
+        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
+
+    def _deliver(self, kind: str, payload: Any) -> None:
+        if kind == "state" and isinstance(payload, dict):
+            self.state = payload
+            self._on_state(payload)
+            self._state_changed.set()
+        elif kind == "event" and isinstance(payload, dict):
+            self._actions.put_nowait(payload)
+
+    @property
+    def ship(self):
+        return self.node.ship
+
+    @property
+    def game_id(self) -> str | None:
+        return self._game_id
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._state_changed.wait(), self.tick_s)
+            self._state_changed.clear()
+            try:
+                await self._step()
+            except httpx.HTTPError as why:
+                log.warning("%s: a bot request failed: %s", self.table_id, why)
+            except Exception:  # a bot's slip must not stop the table: note it and go on
+                log.exception("%s: the bots stumbled", self.table_id)
+                if self._tally is not None:
+                    self._tally.mismatches.append({"kind": "bot_error"})
+
+    async def _get(self, path: str, **params: str) -> dict[str, Any]:
+        response = await self.http.get(path, params=params)
+        response.raise_for_status()
+        return response.json()
+
+    async def _table(self) -> dict[str, Any]:
+        return await self._get(f"/api/tables/{self.table_id}")
+
+    async def _act(self, player: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        """A seat's request; the answer, or None (logged) when the referee refused it."""
+        response = await self.http.post(f"/api/seat/{self._seats[player]}", json=request)
+        if response.status_code != 200:
+            log.info("%s: %s's %s refused: %s", self.table_id, player, request, response.text)
+            return None
+        return response.json()
+
+    # -- games come and go -----------------------------------------------------------------
+
+    async def _follow_game(self) -> dict[str, Any] | None:
+        """The state to play on, picking up a new game when the service started one; None
+        when there is nothing to play."""
+        if self.state is None or self._tally is None:
+            snapshot = await self._table()
+            self.state = snapshot["state"]
+            if snapshot["game_id"] != self._game_id:
+                await self._new_game(snapshot["game_id"])
+        state = self.state
+        if state is None or self._tally is None:
+            return None
+        if state["phase"] == "over":
+            self._finish(state)
+            return None
+        return state
+
+    async def _new_game(self, game_id: str | None) -> None:
+        self._game_id = game_id
+        self._tally = None
+        if game_id is None or game_id in self._finished_ids:
+            return
+        seats = await self._get(f"/api/tables/{self.table_id}/seats", key=self.operator_key)
+        self._seats = seats["seats"]
+        self._tally = self._new_tally(game_id)
+        if self._finished_ids:  # not the first game: the table is cleared and starts afresh
+            self.node.new_game()
+        self._asked.clear()
+        self._reset()
+
+    def _finish(self, state: dict[str, Any]) -> None:
+        tally = self._tally
+        self._check_actions()
+        tally.winners = list(state["winners"])
+        tally.rounds = state["round"]
+        self._close(tally, state)
+        self.finished.append(tally)
+        self._finished_ids.add(tally.game_id)
+        self._tally = None  # the service starts the next game; pick it up then
+        self.state = None
+
+    def _bot_seat(self) -> str | None:
+        """A seat a bot plays (to answer for the table), if any."""
+        return next((p for p in self._seats if p not in self.humans), None)
+
+
+class VirtualTableBase:
+    """One simulated table: its configuration, its ship on the broker, its bots; people may
+    take seats over from the bots (their page stands in for their hands)."""
+
+    def __init__(self, config: TableConfig, node: VirtualShipNode, players: TableBots) -> None:
+        self.config = config
+        self.node = node
+        self.players = players
+
+    @property
+    def finished(self) -> list[Any]:
+        return self.players.finished
+
+    async def stop(self) -> None:
+        await self.players.stop()
+        await self.node.stop()
+
+    def claim(self, player: str, human: bool) -> None:
+        """A person takes over a seat from its bot (or hands it back)."""
+        if human:
+            self.players.humans.add(player)
+        else:
+            self.players.humans.discard(player)
+
+    def _person(self, player: str) -> None:
+        """ValueError unless a person (not a bot) plays the seat."""
+        if player not in self.players.humans:
+            raise ValueError("join the seat first: a bot is playing it")
