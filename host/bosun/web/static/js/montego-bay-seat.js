@@ -2,52 +2,25 @@
 // Big and Little cards (and Lazy Jack's) secretly until all are in (MB6, MB13), answer the
 // harbour's question with the exact count of barrels (MB15), confirm flags, undo. At a
 // virtual harbour the page's hands put barrels on the docks or take them off. The token in
-// the address is the seat: reloading or reconnecting keeps it.
+// the address is the seat (seat.js keeps it through reloads and reconnects).
 "use strict";
 
 (function () {
   const root = document.getElementById("seat");
-  const token = root.dataset.token;
   const me = root.dataset.player;
   const esc = Bosun.esc;
   const el = (id) => document.getElementById(id);
   const board = Bosun.boards["montego-bay"];
-  const base = "/api/seat/" + encodeURIComponent(token);
   const KINDS = ["big", "little"];
   const LABEL = { big: "Big worker", little: "Little worker", jack: "Lazy Jack" };
   let snap = null;
-  let busy = false;
-  let stream = null;
-  let errorTimer = null;
   let cardDraft = { round: null, big: null, little: null, jack: null };
   let shipDraft = { key: null, ships: {} };
 
-  function showError(text) {
-    const box = el("error");
-    box.textContent = text;
-    box.hidden = false;
-    clearTimeout(errorTimer);
-    errorTimer = setTimeout(() => (box.hidden = true), 6000);
-  }
-
-  async function send(path, body) {
-    if (busy) return false;
-    busy = true;
-    root.classList.add("busy");
-    try {
-      const snapshot = await Bosun.api(path, { json: body });
-      el("error").hidden = true;
-      if (snapshot && snapshot.state !== undefined) show(snapshot);
-      return true;
-    } catch (err) {
-      if (err.status === 404) followNextGame();
-      else showError(err.message);
-    } finally {
-      busy = false;
-      root.classList.remove("busy");
-    }
-    return false;
-  }
+  const page = Bosun.seat(root, (snapshot) => show(snapshot)); // seat.js
+  const base = page.base;
+  const send = page.send;
+  const showError = page.showError;
 
   const colourOf = (p) => board.colourOf(snap || {}, p);
   const who = (p) => '<span class="who" style="--c:' + esc(colourOf(p)) + '">' + esc(p === me ? "you" : p) + "</span>";
@@ -306,53 +279,5 @@
         break;
     }
   });
-  el("leave").addEventListener("click", () => send(base + "/claim", { human: false }));
-  el("undo-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const reason = el("undo-reason").value.trim();
-    if (!reason) {
-      showError("say why you undo it");
-      return;
-    }
-    send(base, { type: "undo", reason: reason }).then((ok) => ok && (el("undo-reason").value = ""));
-  });
-
-  async function followNextGame() {
-    if (stream) stream.close();
-    try {
-      const next = await Bosun.api(base + "/next");
-      if (next.token !== token) {
-        location.replace(next.url);
-        return;
-      }
-      startStream();
-    } catch (err) {
-      Bosun.linkState(el("link-state"), "ended");
-      el("status").innerHTML = '<p class="big-line">This game is over</p><p class="muted">' + esc(err.message) + "</p>";
-      el("actions").innerHTML = "";
-      el("hands").hidden = true;
-      el("join").hidden = true;
-    }
-  }
-
-  function startStream() {
-    stream = Bosun.live(base + "/stream", {
-      snapshot: show,
-      state: (s) => Bosun.linkState(el("link-state"), s),
-      ended: () => followNextGame(),
-      check: async () => {
-        try {
-          await Bosun.api(base);
-          return true;
-        } catch (err) {
-          if (err.status === 404) {
-            followNextGame();
-            return false;
-          }
-          return true; // the service is away: keep trying
-        }
-      },
-    });
-  }
-  startStream();
+  page.start();
 })();

@@ -1,51 +1,21 @@
 // A player's page (phone first): their secret card, their decisions, their hands at a virtual
-// table. The token in the address is the seat: reloading or reconnecting keeps it.
+// table. The token in the address is the seat (seat.js keeps it through reloads and reconnects).
 "use strict";
 
 (function () {
   const root = document.getElementById("seat");
-  const token = root.dataset.token;
   const me = root.dataset.player;
   const scale = parseFloat(root.dataset.scale || "1") || 1;
   const esc = Bosun.esc;
   const el = (id) => document.getElementById(id);
   const board = Bosun.boards.riffraff;
-  const base = "/api/seat/" + encodeURIComponent(token);
   let snap = null;
-  let busy = false;
   let placing = null; // a piece set down and not yet refereed: no second tap meanwhile
-  let stream = null;
-  let errorTimer = null;
 
-  function showError(text) {
-    const box = el("error");
-    box.textContent = text;
-    box.hidden = false;
-    clearTimeout(errorTimer);
-    errorTimer = setTimeout(() => (box.hidden = true), 6000);
-  }
-
-  async function send(path, body) {
-    if (busy) return;
-    busy = true;
-    root.classList.add("busy");
-    try {
-      const snapshot = await Bosun.api(path, { json: body });
-      el("error").hidden = true;
-      if (snapshot && snapshot.state !== undefined) show(snapshot);
-      return true;
-    } catch (err) {
-      if (err.status === 404) {
-        followNextGame();
-      } else {
-        showError(err.message);
-      }
-    } finally {
-      busy = false;
-      root.classList.remove("busy");
-    }
-    return false;
-  }
+  const page = Bosun.seat(root, (snapshot) => show(snapshot)); // seat.js
+  const base = page.base;
+  const send = page.send;
+  const showError = page.showError;
 
   const colourOf = (p) => ((snap && snap.referee && snap.referee.colours) || {})[p] || "#ccc";
   const who = (p) => (p === me ? '<span class="who" style="--c:' + esc(colourOf(p)) + '">you</span>' : '<span class="who" style="--c:' + esc(colourOf(p)) + '">' + esc(p) + "</span>");
@@ -235,53 +205,5 @@
         break;
     }
   });
-  el("leave").addEventListener("click", () => send(base + "/claim", { human: false }));
-  el("undo-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const reason = el("undo-reason").value.trim();
-    if (!reason) {
-      showError("say why you undo it");
-      return;
-    }
-    send(base, { type: "undo", reason: reason }).then(() => (el("undo-reason").value = ""));
-  });
-
-  async function followNextGame() {
-    if (stream) stream.close();
-    try {
-      const next = await Bosun.api(base + "/next");
-      if (next.token !== token) {
-        location.replace(next.url);
-        return;
-      }
-      startStream();
-    } catch (err) {
-      Bosun.linkState(el("link-state"), "ended");
-      el("status").innerHTML = '<p class="big-line">This game is over</p><p class="muted">' + esc(err.message) + "</p>";
-      el("actions").innerHTML = "";
-      el("hands").hidden = true;
-      el("join").hidden = true;
-    }
-  }
-
-  function startStream() {
-    stream = Bosun.live(base + "/stream", {
-      snapshot: show,
-      state: (s) => Bosun.linkState(el("link-state"), s),
-      ended: () => followNextGame(),
-      check: async () => {
-        try {
-          await Bosun.api(base);
-          return true;
-        } catch (err) {
-          if (err.status === 404) {
-            followNextGame();
-            return false;
-          }
-          return true; // the service is away: keep trying
-        }
-      },
-    });
-  }
-  startStream();
+  page.start();
 })();

@@ -1,0 +1,92 @@
+// What every game's player page shares: sending the seat's requests (one at a time), errors
+// shown for a while, the undo form, and the live stream that follows the table into its
+// next game. The token in the address is the seat: reloading or reconnecting keeps it.
+"use strict";
+
+Bosun.seat = function (root, show) {
+  const token = root.dataset.token;
+  const base = "/api/seat/" + encodeURIComponent(token);
+  const el = (id) => document.getElementById(id);
+  let busy = false;
+  let stream = null;
+  let errorTimer = null;
+
+  function showError(text) {
+    const box = el("error");
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(errorTimer);
+    errorTimer = setTimeout(() => (box.hidden = true), 6000);
+  }
+
+  // POST `body` to `path`; true when the referee took it (the page shows the answer).
+  async function send(path, body) {
+    if (busy) return false;
+    busy = true;
+    root.classList.add("busy");
+    try {
+      const snapshot = await Bosun.api(path, { json: body });
+      el("error").hidden = true;
+      if (snapshot && snapshot.state !== undefined) show(snapshot);
+      return true;
+    } catch (err) {
+      if (err.status === 404) followNextGame();
+      else showError(err.message);
+    } finally {
+      busy = false;
+      root.classList.remove("busy");
+    }
+    return false;
+  }
+
+  async function followNextGame() {
+    if (stream) stream.close();
+    try {
+      const next = await Bosun.api(base + "/next");
+      if (next.token !== token) {
+        location.replace(next.url);
+        return;
+      }
+      start();
+    } catch (err) {
+      Bosun.linkState(el("link-state"), "ended");
+      el("status").innerHTML = '<p class="big-line">This game is over</p><p class="muted">' + Bosun.esc(err.message) + "</p>";
+      el("actions").innerHTML = "";
+      el("hands").hidden = true;
+      el("join").hidden = true;
+    }
+  }
+
+  function start() {
+    stream = Bosun.live(base + "/stream", {
+      snapshot: show,
+      state: (s) => Bosun.linkState(el("link-state"), s),
+      ended: () => followNextGame(),
+      check: async () => {
+        try {
+          await Bosun.api(base);
+          return true;
+        } catch (err) {
+          if (err.status === 404) {
+            followNextGame();
+            return false;
+          }
+          return true; // the service is away: keep trying
+        }
+      },
+    });
+  }
+
+  el("leave").addEventListener("click", () => send(base + "/claim", { human: false }));
+  el("undo-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const reason = el("undo-reason").value.trim();
+    if (!reason) {
+      showError("say why you undo it");
+      return;
+    }
+    send(base, { type: "undo", reason: reason }).then((ok) => ok && (el("undo-reason").value = ""));
+  });
+
+  return { token: token, base: base, send: send, showError: showError, start: start };
+};
