@@ -214,3 +214,31 @@ def test_no_secret_card_travels_over_mqtt(service, ship, mosquitto):
     before_reveal = [s for s in states if s["phase"] == "choose"]
     assert all(p["card"] is None for s in before_reveal for p in s["players"].values())
     assert states[-1]["players"]["bob"]["card"] == 8  # revealed together (RR4)
+
+
+def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_stored(service, ship):
+    runtime = service.service.tables["t1"]
+    good = [[1000.0 + 12.5 * k, *([0.5] * 10), None, 0] for k in range(4)]
+    bad = [
+        {"boot": "b1", "rows": [good[0][:5]]},  # too few columns
+        {"boot": "b1", "rows": [[*good[0][:3], "heavy", *good[0][4:]]]},  # a word for grams
+        {"boot": "b1", "rows": [good[1], good[0]]},  # time runs backwards
+        {"boot": "b1", "rows": [[*good[0][:12], 7]]},  # an impact is 0 or 1
+        {"boot": "b1", "rows": [[*good[0][:5], 1e12, *good[0][6:]]]},  # no ship holds a teragram
+        {"boot": "b1", "rows": "all of them"},
+        {"boot": 5, "rows": good},
+    ]
+    for batch in bad:
+        ship.publish("ship/trace", {"columns": [], **batch})
+    ship.publish("ship/trace", {"boot": "b1", "columns": [], "rows": good})
+    # the ship's messages arrive in order: once this event is refereed, every batch was seen
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    ship.event("place", 1100.0, zone=8, grams=W["rat"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    assert service.call(lambda: runtime.rejected_messages) == len(bad)
+    service.call(runtime.traces.flush)
+    stored = service.call(lambda: runtime.store.trace("t1", 0.0, 1e9))
+    assert [row[0] for row in stored] == [row[0] for row in good]
+    assert stored[0][1:11] == pytest.approx([0.5] * 10)

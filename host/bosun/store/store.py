@@ -687,9 +687,11 @@ class Store:
 
     # -- raw sensor traces
 
-    def _trace_row(
+    def trace_chunk(
         self, table_id: object, boot: object, rows: object, at_ms: object
     ) -> dict | None:
+        """One batch of raw samples checked and packed for `append_trace_chunks` (None when
+        it holds no rows); InvalidEntry names what is wrong with it. Nothing is written."""
         table_id = _text(table_id, "table_id")
         boot = _text(boot, "boot")
         at_ms = _at_ms(at_ms)
@@ -728,18 +730,22 @@ class Store:
                     f"trace batch {index} must be a dict of append_trace's arguments"
                 )
             try:
-                chunk = self._trace_row(
+                chunk = self.trace_chunk(
                     batch.get("table_id"), batch.get("boot"), batch.get("rows"), batch.get("at_ms")
                 )
             except InvalidEntry as err:
                 raise InvalidEntry(f"trace batch {index}: {err}") from None
             if chunk is not None:
                 chunk_rows.append(chunk)
-        if not chunk_rows:
+        return self.append_trace_chunks(chunk_rows)
+
+    def append_trace_chunks(self, chunks: Sequence[dict]) -> int:
+        """Store chunks made by `trace_chunk` in one transaction; rows stored."""
+        if not chunks:
             return 0
         with self._write() as conn:
-            conn.execute(trace_chunks.insert(), chunk_rows)
-        return sum(chunk["row_count"] for chunk in chunk_rows)
+            conn.execute(trace_chunks.insert(), list(chunks))
+        return sum(chunk["row_count"] for chunk in chunks)
 
     def trace(
         self, table_id: str, from_t_ms: float, to_t_ms: float, boot: str | None = None
