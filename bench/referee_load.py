@@ -1,9 +1,10 @@
 """How fast and how far one referee process goes: ship event -> LED command, through mosquitto.
 
 A `bosun run` process referees N tables (SQLite store, private mosquitto on loopback). This
-process plays every table's ship: each table sends a `leaving` event (the referee answers at
-once with an LED `fall` flash on `ship/cmd`) and later a `stay`, about once a second, and
-optionally streams raw samples at 80 SPS on `ship/trace` (10 batches of 8 a second). The
+process plays every table's ship: each table sends an event once a second at its own moment
+(tables are independent), alternately a `leaving` (the referee answers at once with an LED
+`fall` flash on `ship/cmd`) and a `stay`, and optionally streams raw samples at 80 SPS on
+`ship/trace` (10 batches of 8 a second, spread over the tables the same way). The
 time from publishing the event to receiving its LED command is the end-to-end latency:
 decoding, validation, de-duplication, the store's transaction, the referee, publishing.
 
@@ -125,15 +126,17 @@ def measure(count: int, seconds: float, with_trace: bool) -> dict:
             start = time.monotonic()
             tick = 0
             while time.monotonic() - start < seconds:
-                # 10 ticks a second: a tenth of the tables send an event, all stream samples
-                for table in range(tick % 10, count, 10):
-                    kind = "leaving" if (tick // 10) % 2 == 0 else "stay"
+                # 100 ticks a second: each table sends its event once a second at its own
+                # moment (tables are independent; a burst of all at once would measure the
+                # burst), and with --trace streams a batch of samples ten times a second
+                for table in range(tick % 100, count, 100):
+                    kind = "leaving" if (tick // 100) % 2 == 0 else "stay"
                     ships.event(table, kind, 3.0)
                 if with_trace:
-                    for table in range(count):
-                        ships.trace(table, tick * 100.0)
+                    for table in range(tick % 10, count, 10):
+                        ships.trace(table, tick * 10.0)
                 tick += 1
-                time.sleep(max(0.0, start + tick * 0.1 - time.monotonic()))
+                time.sleep(max(0.0, start + tick * 0.01 - time.monotonic()))
             time.sleep(1.0)  # the last answers
             latencies = sorted(ships.latencies_ms)
             lost = len(ships.sent)
