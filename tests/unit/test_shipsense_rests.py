@@ -160,3 +160,26 @@ def test_a_hand_brushing_the_ship_with_a_still_top_of_a_third_of_a_second_is_a_t
     events = detect(signal)
     assert cargo_events(events) == []
     assert [e["type"] for e in events if e["type"] == "touch"] == ["touch"]
+
+
+# --- round 4: a hand's load coming or going is not a piece's --------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_rr13_at_10_sps_weight_coming_back_after_longer_than_any_landing_is_a_new_load_not_a_shift(
+    seed,
+):
+    # a crate falls off zone 7 and is caught; half a second after it left, a hand presses a
+    # barrel onto zone 3, a zone below: a piece from zone 7 lands within ~0.25 s, so the
+    # load coming back is the next loading (a place), not the crate landing (a shift)
+    signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.15, seed=seed)
+    hand_left = signal.place(7, 7.6, 500.0, press_g=20.0)
+    gone = signal.fall(7, 7.6, hand_left + 1500.0, outcome="caught", slide_ms=30.0)
+    signal.place(3, 6.1, gone + 500.0, press_g=25.0)
+    events = detect(signal)
+    assert cargo_events(events) == [
+        ("place", 7, "crate"),
+        ("fall", None, ["crate"]),
+        ("place", 3, "barrel"),
+    ]
+    assert not [e for e in events if e["type"] in ("shift", "stay")]

@@ -135,6 +135,9 @@ LANDING_MS = (0, 0, 0, 0, 183, 183, 223, 223, 258, 258)
 LANDING_SEEN_MS = 20
 FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
 EXTRA_WAIT_MS = 150  # the most a slow slide may push the verdict back
+# Weight back after it stayed away this much longer than the landing clock is not the piece
+# landing on a lower zone (at 10 SPS the clock already allows the HX711's 200 ms)
+LATE_MS = 100
 PAUSE_MS = 60  # a drop that stood still this long and goes on is the next piece leaving
 PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
 PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still going
@@ -244,6 +247,7 @@ class Detector:
         self.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
         self.pause_n = max(2, ns(PAUSE_MS))
         self.extra_wait_n = ns(EXTRA_WAIT_MS)
+        self.late_n = ns(LATE_MS) if rate_hz >= 40 else 0
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
         self.deck = []  # zones with nothing below them: a piece leaving them cannot shift
@@ -1160,6 +1164,7 @@ class Detector:
             "deadline_k": reached + wait,
             "air_sum": 0.0,
             "air_n": 0,
+            "gone_k": k,  # the latest sample at which the weight was (mostly) missing
             "split": None,  # (end_k, window, deadline_k, next_k) when a second piece follows
         }
         events.append(
@@ -1179,6 +1184,8 @@ class Detector:
         if d < 0.8 * leave["deepest"]:  # the piece is off its zone: weigh what is missing
             leave["air_sum"] += d
             leave["air_n"] += 1
+        if d < 0.5 * leave["deepest"]:
+            leave["gone_k"] = k
         h = self.history_n
         falling = self._fast[(k - self.progress_n) % h] - self._fast[k % h]
         step = 3.0 * sigma_fast
@@ -1214,14 +1221,14 @@ class Detector:
             self._decide_fall(events, k, self.base - self._mean_total(end_k, w), w, end_k)
             self._notice_leaving(events, k, self._fast[k % h] - self.base, 0.0, second_k)
             return
-        if (
-            d > self.leave_level
-            and k - leave["deepest_k"] > self.fall_weigh_n
-            and self.deck[leave["zones"][0]]
+        if k - leave["deepest_k"] > self.fall_weigh_n and (
+            (d > self.leave_level and self.deck[leave["zones"][0]])
+            or (d > 0.5 * leave["deepest"] and self._returned_late(leave))
         ):
             # more than went is back, and a piece leaving the deck has nowhere aboard to
-            # land: not the piece returning but a hand loading the ship after it had gone;
-            # what was missing before the hand came is what fell
+            # land; or the weight came back after it had stayed away longer than any landing
+            # on a lower zone takes: not the piece returning but a hand loading the ship
+            # after it had gone; what was missing before the hand came is what fell
             end_k = k - 1
             while (
                 end_k > leave["deepest_k"]
@@ -1256,6 +1263,13 @@ class Detector:
             self._unweigh_hand(events, k, drop)
             return
         self._decide_fall(events, k, drop, w, k)
+
+    def _returned_late(self, leave):
+        """True if the weight stayed away, from when the drop was (nearly) complete, at least
+        as long as the piece needed to land on a lower zone and show there: what comes back
+        now is not the piece landing (a yard piece lands within ~0.2 s of leaving)."""
+        reached = self._reached(leave["gone_k"], leave["onset_k"], 0.7 * leave["deepest"])
+        return leave["gone_k"] - reached >= leave["wait_n"] + self.late_n
 
     def _hand_on_fresh_piece(self, drop):
         """True if what went was a hand weighed with the piece placed just before, not cargo:
