@@ -183,3 +183,28 @@ def test_rr13_at_10_sps_weight_coming_back_after_longer_than_any_landing_is_a_ne
         ("place", 3, "barrel"),
     ]
     assert not [e for e in events if e["type"] in ("shift", "stay")]
+
+
+@pytest.mark.parametrize(
+    ("seed", "gap_ms", "touch_g", "touch_ms"),
+    [(2, 100.0, 6.0, 250.0), (0, 100.0, 10.0, 250.0), (3, 200.0, 6.0, 150.0)],
+)
+def test_rr9_a_hand_brushing_a_loaded_zone_as_a_piece_settles_elsewhere_is_not_weighed_with_it(
+    seed, gap_ms, touch_g, touch_ms
+):
+    # at 10 SPS the brush on zone 6 (a boat aboard) blends with the crate's first still
+    # samples on zone 10; when it goes, zone 6 is back where it stood, not below: a hand
+    # went, not cargo. The crate is what stays (was: crate and hand placed as one heavier
+    # piece, then the hand's going a stay or a fall)
+    signal = ShipSignal(rate_hz=10, seconds=10.0, noise_g=0.15, seed=seed)
+    signal.place(6, 11.8, 500.0, press_g=15.0)
+    signal.place(10, 4.4, 3000.0, press_g=15.0)
+    hand_left = signal.place(10, 7.6, 6000.0, press_g=30.0)
+    signal.touch([6], touch_g, hand_left + gap_ms, length_ms=touch_ms)
+    events = detect(signal)
+    assert cargo_events(events) == [
+        ("place", 6, "boat"),
+        ("place", 10, "sailor"),
+        ("place", 10, "crate"),
+    ]
+    assert not [e for e in events if e["type"] in ("stay", "leaving")]

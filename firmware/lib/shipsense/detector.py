@@ -1106,10 +1106,19 @@ class Detector:
         for v in change:
             drop -= v
         empty = self._empty_g()
+        below = None
         for i in range(self.n_zones):
             could = self.ref[i] >= empty and self.ref[i] >= 0.5 * grams[i]
             if i != loaded and grams[i] >= 0.5 * drop and could:
-                return False
+                if below is None:
+                    # where each zone stands now against what it held (the loaded zone
+                    # left out): cargo that left takes its zone below that, a hand that
+                    # went (pressed with the still stretch) leaves it where it was
+                    below = self._zone_change(k, w)
+                    below[loaded] = 0.0
+                    below = self._losses(below)
+                if below[i] >= 0.5 * grams[i]:
+                    return False
         return True
 
     def _losses(self, change):
