@@ -208,3 +208,43 @@ def test_rr9_a_hand_brushing_a_loaded_zone_as_a_piece_settles_elsewhere_is_not_w
         ("place", 10, "crate"),
     ]
     assert not [e for e in events if e["type"] in ("stay", "leaving")]
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3, 4])
+@pytest.mark.parametrize("gap_ms", [350.0, 450.0])
+def test_rr13_at_10_sps_a_crate_pressed_below_a_yard_soon_after_a_chest_fell_from_it_is_no_shift(
+    seed, gap_ms
+):
+    # the chest leaves zone 5 for the table; 0.35-0.45 s later a hand presses a crate onto
+    # zone 3 (below zone 5) while another brushes zones 2 and 4. The chest would have landed
+    # on zone 3 within ~0.2 s: the load coming back is the crate, the brushing hand's going
+    # no fall (was: a shift 5 -> 3 and a light false fall)
+    signal = ShipSignal(rate_hz=10, seconds=9.0, noise_g=0.2, seed=seed)
+    hand_left = signal.place(5, 9.4, 500.0, press_g=20.0)
+    gone = signal.fall(5, 9.4, hand_left + 1500.0, slide_ms=40.0, flight_ms=250.0)
+    signal.place(3, 7.6, gone + gap_ms, press_g=25.0, press_ms=400.0)
+    signal.touch([2, 4], 6.0, gone + gap_ms + 100.0, length_ms=500.0)
+    events = detect(signal)
+    assert cargo_events(events) == [
+        ("place", 5, "chest"),
+        ("fall", None, ["chest"]),
+        ("place", 3, "crate"),
+    ]
+    assert not [e for e in events if e["type"] in ("shift", "stay")]
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+@pytest.mark.parametrize("rate_hz", [10, 80])
+@pytest.mark.parametrize(("source", "target", "flight_ms"), [(7, 1, 223.0), (9, 4, 258.0)])
+def test_rr13_a_piece_landing_below_its_yard_after_the_longest_flight_is_still_a_shift(
+    seed, rate_hz, source, target, flight_ms
+):
+    # guards the rule above: a piece that takes the longest fall from its yard (the landing
+    # clock's flight time) comes back in time and is a shift, not a fall and a new place
+    signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.15, seed=seed)
+    hand_left = signal.place(source, 6.1, 500.0, press_g=20.0)
+    signal.shift(source, target, 6.1, hand_left + 1500.0, flight_ms=flight_ms)
+    events = detect(signal)
+    assert cargo_events(events) == [("place", source, "barrel")]
+    (shift,) = [e for e in events if e["type"] == "shift"]
+    assert (shift["from"], shift["to"], shift["item"]) == (source, target, "barrel")

@@ -136,7 +136,8 @@ LANDING_SEEN_MS = 20
 FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
 EXTRA_WAIT_MS = 150  # the most a slow slide may push the verdict back
 # Weight back after it stayed away this much longer than the landing clock is not the piece
-# landing on a lower zone (at 10 SPS the clock already allows the HX711's 200 ms)
+# landing on a lower zone. At 10 SPS the clock already allows the HX711's 200 ms, and a
+# piece landing shows back within two samples less than it: there, one sample less will do
 LATE_MS = 100
 PAUSE_MS = 60  # a drop that stood still this long and goes on is the next piece leaving
 PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
@@ -247,7 +248,7 @@ class Detector:
         self.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
         self.pause_n = max(2, ns(PAUSE_MS))
         self.extra_wait_n = ns(EXTRA_WAIT_MS)
-        self.late_n = ns(LATE_MS) if rate_hz >= 40 else 0
+        self.late_n = ns(LATE_MS) if rate_hz >= 40 else -1
         self.max_episode_n = ns(MAX_EPISODE_MS)
         self.landing_n = []
         self.deck = []  # zones with nothing below them: a piece leaving them cannot shift
