@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -44,8 +45,20 @@ def chromium() -> Iterator:
         )
         try:
             yield browser
+        except BaseException:
+            keep_what_the_pages_showed(browser)
+            raise
         finally:
             browser.close()
+
+
+def keep_what_the_pages_showed(browser) -> None:
+    """When a test fails, a picture of every open page (failed-<test>-<n>.png), to see why."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "test").split(" ")[0].rsplit("::", 1)[-1]
+    pages = [page for context in browser.contexts for page in context.pages]
+    for number, page in enumerate(pages, 1):
+        with contextlib.suppress(Exception):  # a page that is gone has nothing to show
+            screenshot(page, f"failed-{test}-{number}")
 
 
 def screenshot(page, name: str) -> Path:
