@@ -50,10 +50,15 @@ def send_without_delay(client: mqtt.Client) -> None:
 
 
 def parse_broker_url(url: str) -> tuple[str, int]:
+    """(host, port) of mqtt://host[:port] (tcp:// too); ValueError saying what is wrong."""
     parsed = urlparse(url)
     if parsed.scheme not in ("mqtt", "tcp") or not parsed.hostname:
         raise ValueError(f"broker URL {url!r} must look like mqtt://host:1883")
-    return parsed.hostname, parsed.port or 1883
+    try:
+        port = parsed.port or 1883
+    except ValueError:
+        raise ValueError(f"broker URL {url!r} has a bad port (1-65535)") from None
+    return parsed.hostname, port
 
 
 def ship_topic_parts(topic: str) -> tuple[str, str] | None:

@@ -20,26 +20,14 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
 import serial
 
+from bosun.bus.mqtt import parse_broker_url
 from shipsense import protocol
 
 RETRY_OPEN_S = 2.0
-
-
-def parse_mqtt_url(url: str) -> tuple[str, int]:
-    """(host, port) of mqtt://host[:port]; ValueError saying what is wrong."""
-    parts = urlsplit(url)
-    if parts.scheme != "mqtt" or not parts.hostname:
-        raise ValueError(f"broker URL must look like mqtt://host:1883, not {url!r}")
-    try:
-        port = parts.port or 1883
-    except ValueError:
-        raise ValueError(f"broker URL {url!r} has a bad port") from None
-    return parts.hostname, port
 
 
 class SerialBridge:
@@ -58,7 +46,7 @@ class SerialBridge:
     ) -> None:
         self.port = port
         self.table = protocol.check_table_id(table)
-        self.host, self.mqtt_port = parse_mqtt_url(mqtt_url)
+        self.host, self.mqtt_port = parse_broker_url(mqtt_url)
         self.baudrate = baudrate
         self.hello_s = hello_s
         self.silence_s = silence_s

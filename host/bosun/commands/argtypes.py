@@ -38,3 +38,14 @@ def number(low: float, high: float, unit: str = "") -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def broker_url(text: str) -> str:
+    """An MQTT broker's URL, mqtt://host[:port]."""
+    from bosun.bus.mqtt import parse_broker_url
+
+    try:
+        parse_broker_url(text)
+    except ValueError as why:
+        raise argparse.ArgumentTypeError(str(why)) from None
+    return text

@@ -6,7 +6,8 @@ import argparse
 import signal
 import sys
 
-from bosun.bus.serial_bridge import SerialBridge, parse_mqtt_url
+from bosun.bus.serial_bridge import SerialBridge
+from bosun.commands.argtypes import broker_url, whole_number
 from shipsense import protocol
 
 
@@ -22,21 +23,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--serial", required=True, metavar="PORT", help="e.g. /dev/ttyUSB0")
     p.add_argument("--table", required=True, metavar="ID", help="the ship's table id")
     p.add_argument(
-        "--mqtt", default="mqtt://127.0.0.1:1883", metavar="URL", help="broker (mqtt://host:port)"
+        "--mqtt",
+        type=broker_url,
+        default="mqtt://127.0.0.1:1883",
+        metavar="URL",
+        help="broker (mqtt://host:port)",
     )
-    p.add_argument("--baud", type=int, default=115200, help="serial speed (default 115200)")
+    p.add_argument(
+        "--baud",
+        type=whole_number(300, 4_000_000),
+        default=115200,
+        help="serial speed (default 115200)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         protocol.check_table_id(args.table)
-        parse_mqtt_url(args.mqtt)
-    except (protocol.ProtocolError, ValueError) as error:
+    except protocol.ProtocolError as error:
         print(f"bosun bridge: {error}", file=sys.stderr)
-        return 2
-    if args.baud <= 0:
-        print(f"bosun bridge: --baud must be positive, not {args.baud}", file=sys.stderr)
         return 2
     bridge = SerialBridge(
         args.serial, args.table, args.mqtt, args.baud, log=lambda line: print(line, flush=True)

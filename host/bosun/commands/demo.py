@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bosun.commands.argtypes import number, whole_number
+from bosun.commands.argtypes import broker_url, number, whole_number
 from bosun.service import Service, ServiceOptions
 
 
@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="times real time (default 4; 1 to watch)",
     )
     p.add_argument("--db", help="store URL (default: a throwaway SQLite file)")
-    p.add_argument("--mqtt", help="use this broker instead of a private one")
+    p.add_argument("--mqtt", type=broker_url, help="use this broker instead of a private one")
     p.add_argument(
         "--timeout",
         type=whole_number(10, 86400),

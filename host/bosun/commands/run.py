@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from bosun.commands.argtypes import broker_url, whole_number
 from bosun.service import Service, ServiceOptions
 from bosun.store import default_db_url
 from bosun.tables import TableConfigError, load_tables
@@ -47,14 +48,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", default=None, help="store URL (default: sqlite:///bosun.db or $BOSUN_DB)"
     )
-    p.add_argument("--mqtt", default=None, help="use this broker, e.g. mqtt://host:1883")
+    p.add_argument(
+        "--mqtt", type=broker_url, default=None, help="use this broker, e.g. mqtt://host:1883"
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
     )
-    p.add_argument("--port", type=int, default=8000, help="web port (default 8000, 0 = any free)")
+    p.add_argument(
+        "--port",
+        type=whole_number(0, 65535),
+        default=8000,
+        help="web port (default 8000, 0 = any free)",
+    )
     p.add_argument(
         "--demo",
-        type=int,
+        type=whole_number(1, 20),
         nargs="?",
         const=2,
         default=0,
@@ -89,9 +97,6 @@ def run(args: argparse.Namespace) -> int:
         operator_key=operator_key(),
         tables_file=str(tables_file) if tables_file and tables else None,
     )
-    if not 0 <= args.demo <= 20:
-        console.print("[red]bosun run:[/] --demo takes 1 to 20 virtual tables")
-        return 2
     return asyncio.run(serve(options, console, args.demo))
 
 

@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         reached = False
     if not configured and not live:
         console.print("no tables: write bosun.toml (see the README), or run `bosun run --demo`")
+        if not reached:
+            console.print(f"[yellow]and no service answers at {args.service}[/]")
         return 0 if reached else 1
     listing = Table("table", "game", "players", "ship", "game now")
     for table_id in [*configured, *[t for t in live if t not in configured]]:
