@@ -203,7 +203,7 @@ def game_options(game: str, body: dict[str, Any]) -> dict[str, Any]:
             raise ApiError(400, f"seed must be a whole number from 0 to {MAX_SEED}")
         return {"seed": seed}
     if "seed" in given:
-        raise ApiError(400, "a Riff Raff game has no seed: its captain and settle_s")
+        raise ApiError(400, "a Riff Raff game takes no seed, only a captain and settle_s")
     return {"captain": body.get("captain"), "settle_s": body.get("settle_s")}
 
 
