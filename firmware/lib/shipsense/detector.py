@@ -41,11 +41,14 @@ HX711 glitch is replaced, real steps pass untouched). The sum over all zones is 
 signal: sway only moves load between zones. Noise is measured at rest and sets the
 thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum starts a
 `leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
-height of its zone, or a `shift` if the weight came back. A rise that holds still after the
-hand lets go is a `place`, weighed over a window long enough for the noise measured (and,
-with items, until the weight clearly names one), from the level the ship rested at just
-before (the mean of that rest, not the slow zero-tracking). A still stretch that rose again
-after the release is a hand brushing the fresh piece, not the piece: it is waited out. At
+height of its zone, or a `shift` if the weight came back in time for that (weight coming
+back later is a hand loading the ship after the piece fell). A drop on another zone while a
+fresh piece settles is cargo leaving only if that zone ends below what it held (a hand that
+brushed it leaves it where it was). A rise that holds still after the hand lets go is a
+`place`, weighed over a window long enough for the noise measured (and, with items, until
+the weight clearly names one), from the level the ship rested at just before (the mean of
+that rest, not the slow zero-tracking). A still stretch that rose again after the release
+is a hand brushing the fresh piece, not the piece: it is waited out. At
 10 SPS the HX711 needs three to four conversions to show a step, so a piece may be seen at
 rest for two samples only: such a short rest is the piece when the load then falls back to
 the old level (it tipped off), and is held when more rises until what rises is weighed (a
