@@ -45,6 +45,8 @@ EXTRA = {
     "extra8": 7200,  # round 3, 72 traces: tuning
     "extra9": 7300,  # round 3, 72 traces: tuning
     "extra10": 7400,  # round 3, 72 traces: validation only (aggregate figures read)
+    "extra11": 7500,  # round 4, 72 traces: validation
+    "extra12": 7600,  # round 4, 72 traces: validation
 }
 # Pools of sets scored as one: every set tuned on (round 3 tuned on all of these).
 POOLS = {
@@ -70,6 +72,8 @@ SET_SIZE = {
     "extra8": 72,
     "extra9": 72,
     "extra10": 72,
+    "extra11": 72,
+    "extra12": 72,
 }
 COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", "both")))
 
