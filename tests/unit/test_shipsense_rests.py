@@ -248,3 +248,23 @@ def test_rr13_a_piece_landing_below_its_yard_after_the_longest_flight_is_still_a
     assert cargo_events(events) == [("place", source, "barrel")]
     (shift,) = [e for e in events if e["type"] == "shift"]
     assert (shift["from"], shift["to"], shift["item"]) == (source, target, "barrel")
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("gap_ms", [500.0, 700.0])
+@pytest.mark.parametrize("touch_g", [12.0, 17.0])
+def test_rr9_at_10_sps_a_piece_rested_before_a_hand_brushed_it_is_weighed_with_that_rest_too(
+    seed, gap_ms, touch_g
+):
+    # a sailor set down without pressing rests for half a second or more (no release seen),
+    # then a hand brushes its zone: the rest is held, and once the hand has gone and the
+    # load is back where it stood, the two still stretches weigh the same piece together
+    # (was: weighed afresh after the hand, 2.5-4 s after the piece was put down)
+    signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.2, seed=seed)
+    hand_left = signal.place(8, 4.4, 1000.0, press_g=0.0)
+    signal.touch([8], touch_g, hand_left + gap_ms, length_ms=550.0)
+    events = detect(signal)
+    assert cargo_events(events) == [("place", 8, "sailor")]
+    (place,) = [e for e in events if e["type"] == "place"]
+    assert place["decided_ms"] - hand_left <= 2300
+    assert place["grams"] == pytest.approx(4.4, abs=0.53)

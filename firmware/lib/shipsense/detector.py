@@ -672,7 +672,10 @@ class Detector:
             level = plateau[0]
             if level >= PLACE_MIN_G:
                 if plateau[3]:
-                    ready = self._weighed_enough(level, plateau[2])
+                    n = plateau[2]
+                    if n >= self.place_min_n:
+                        n += self._held_same(level)  # what rested before the hand came
+                    ready = self._weighed_enough(level, n)
                 else:
                     ready = plateau[2] >= self.plain_n
                 if ready and self._rose_since_release(plateau):
@@ -844,12 +847,26 @@ class Detector:
             else:
                 # it was a hand brushing the ship: the piece is what rests now, and where
                 # it was pressed is where the first hand loaded it
+                more = self._held_same(grams)
+                if more:
+                    grams = (grams * w + held[0] * more) / (w + more)
                 self._held = None
                 self._area[:] = held[2]
                 self._area_n = held[3]
                 t_ms = held[4]
         self._place_event(events, k, grams, change, t_ms)
         self._after_commit(k)
+
+    def _held_same(self, level):
+        """The samples of a held still stretch that weigh the same piece as `level` does now
+        (a hand came and went, and the load is back where it stood), else 0: a stretch of
+        at least a weighing window's length, at `level` within the leaving threshold."""
+        held = self._held
+        if held is None or held[5] < self.place_min_n:
+            return 0
+        if level - held[0] > self.leave_level or held[0] - level > self.leave_level:
+            return 0
+        return held[5]
 
     def _commit_held(self, events, level):
         """If `level` (grams over the base) stands clearly above a held short rest, a second
@@ -1033,6 +1050,7 @@ class Detector:
             list(area),
             self._area_n,
             self._time_of(self.released_k if self.released_k is not None else rest[1]),
+            n,
         )
         self.peak = d
         self.released_k = None
