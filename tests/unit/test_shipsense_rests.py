@@ -268,3 +268,22 @@ def test_rr9_at_10_sps_a_piece_rested_before_a_hand_brushed_it_is_weighed_with_t
     (place,) = [e for e in events if e["type"] == "place"]
     assert place["decided_ms"] - hand_left <= 2300
     assert place["grams"] == pytest.approx(4.4, abs=0.53)
+
+
+@pytest.mark.parametrize("seed", [0, 2, 5])
+def test_rr13_at_10_sps_more_coming_back_than_went_is_a_loading_hand_not_the_piece_landing(seed):
+    # as above, the crate pressed only 0.3 s after the chest left: nearly in time for a
+    # landing, but the load comes back half as much again as went (the pressing hand), which
+    # a landing piece does not do at 10 SPS (the HX711 averages its knock away)
+    signal = ShipSignal(rate_hz=10, seconds=9.0, noise_g=0.2, seed=seed)
+    hand_left = signal.place(5, 9.4, 500.0, press_g=20.0)
+    gone = signal.fall(5, 9.4, hand_left + 1500.0, slide_ms=40.0, flight_ms=250.0)
+    signal.place(3, 7.6, gone + 300.0, press_g=25.0, press_ms=400.0)
+    signal.touch([2, 4], 6.0, gone + 400.0, length_ms=500.0)
+    events = detect(signal)
+    assert cargo_events(events) == [
+        ("place", 5, "chest"),
+        ("fall", None, ["chest"]),
+        ("place", 3, "crate"),
+    ]
+    assert not [e for e in events if e["type"] in ("shift", "stay")]

@@ -1255,11 +1255,14 @@ class Detector:
         if k - leave["deepest_k"] > self.fall_weigh_n and (
             (d > self.leave_level and self.deck[leave["zones"][0]])
             or (d > 0.5 * leave["deepest"] and self._returned_late(leave))
+            or (self.short_rest_n and d > self.leave_level and d > -0.5 * leave["deepest"])
         ):
             # more than went is back, and a piece leaving the deck has nowhere aboard to
             # land; or the weight came back after it had stayed away longer than any landing
-            # on a lower zone takes: not the piece returning but a hand loading the ship
-            # after it had gone; what was missing before the hand came is what fell
+            # on a lower zone takes; or (at 10 SPS, where the HX711 averages a landing's
+            # knock away) half as much again as went came back: not the piece returning but
+            # a hand loading the ship after it had gone; what was missing before the hand
+            # came is what fell
             end_k = k - 1
             while (
                 end_k > leave["deepest_k"]
