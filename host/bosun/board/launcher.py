@@ -501,6 +501,14 @@ class VirtualBoard:
         self._amp_modes[channel] = mode
         self._control({"amp": [channel, mode]})
 
+    def reset(self) -> None:
+        """Press the reset button: the firmware restarts (a new boot) as after machine.reset()."""
+        with self._changed:
+            self._reset_requested = True
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()  # the supervisor boots it again
+
     def freeze(self) -> None:
         """Hang the firmware (its process stops running): only the watchdog can save it now."""
         if self._process is not None and self._process.poll() is None:

@@ -48,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=4.0,
         help="times real time (default 4; 1 to watch)",
     )
+    p.add_argument(
+        "--firmware",
+        action="store_true",
+        help="the ships run the real firmware in MicroPython on the virtual board "
+        "(Riff Raff, in real time: --speed 1)",
+    )
     p.add_argument("--db", help="store URL (default: a throwaway SQLite file)")
     p.add_argument("--mqtt", type=broker_url, help="use this broker instead of a private one")
     p.add_argument(
@@ -61,6 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.firmware:
+        if args.game != "riffraff":
+            print(
+                "bosun demo: --firmware runs Riff Raff ships (no harbour firmware table)",
+                file=sys.stderr,
+            )
+            return 2
+        args.speed = 1.0  # the board keeps the firmware's real 80 SPS period
     with tempfile.TemporaryDirectory(prefix="bosun-demo-") as scratch:
         db_url = args.db or f"sqlite:///{Path(scratch) / 'demo.db'}"
         options = ServiceOptions(
@@ -70,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
+    from bosun.board import BoardError, MicroPythonMissing
     from bosun.demo.runner import add_virtual_tables
 
     console = Console(stderr=True)
@@ -77,9 +92,18 @@ async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
     await service.start()
     tables = []
     try:
-        tables = await add_virtual_tables(
-            service, args.tables, seed=args.seed, games=args.games, game=args.game
-        )
+        try:
+            tables = await add_virtual_tables(
+                service,
+                args.tables,
+                seed=args.seed,
+                games=args.games,
+                game=args.game,
+                firmware=args.tables if args.firmware else 0,
+            )
+        except (BoardError, MicroPythonMissing, ValueError) as why:
+            console.print(f"[red]bosun demo: could not start:[/] {why}")
+            return 1
         total = args.games * args.tables
         progress = Progress(
             TextColumn("games"),

@@ -70,6 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="add N virtual Riff Raff tables (default 2) and a Montego Bay harbour, with bot "
         "players; join a seat to play",
     )
+    p.add_argument(
+        "--firmware",
+        action="store_true",
+        help="with --demo: the first virtual ship runs the real firmware in MicroPython on "
+        "the virtual board",
+    )
     p.set_defaults(run=run)
 
 
@@ -97,10 +103,13 @@ def run(args: argparse.Namespace) -> int:
         operator_key=operator_key(),
         tables_file=str(tables_file) if tables_file and tables else None,
     )
-    return asyncio.run(serve(options, console, args.demo))
+    demo_tables = args.demo or (2 if args.firmware else 0)
+    return asyncio.run(serve(options, console, demo_tables, firmware=args.firmware))
 
 
-async def serve(options: ServiceOptions, console: Console, demo_tables: int = 0) -> int:
+async def serve(
+    options: ServiceOptions, console: Console, demo_tables: int = 0, firmware: bool = False
+) -> int:
     service = Service(options)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -112,13 +121,16 @@ async def serve(options: ServiceOptions, console: Console, demo_tables: int = 0)
         if demo_tables:
             from bosun.demo.runner import add_virtual_tables
 
-            virtual = await add_virtual_tables(service, demo_tables)
+            virtual = await add_virtual_tables(service, demo_tables, firmware=int(firmware))
             # and one Montego Bay table beside them: the same load cells as a harbour
             virtual += await add_virtual_tables(
                 service, 1, game="montego-bay", first=demo_tables + 1
             )
-    except (OSError, ConnectionError, ValueError) as why:
+    except (OSError, ConnectionError, ValueError, RuntimeError) as why:
+        # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
+        for table in virtual:
+            await table.stop()
         await service.stop()
         return 1
     announce(service, console)
@@ -146,6 +158,8 @@ def announce(service: Service, console: Console) -> None:
             kind = "real ship"
         elif runtime.config.game == "montego-bay":
             kind = "virtual harbour, bots until you join"
+        elif hasattr(runtime.virtual.node, "board"):
+            kind = "the firmware on a virtual board, bots until you join"
         else:
             kind = "virtual ship, bots until you join"
         console.print(

@@ -6,6 +6,9 @@ harbour (`bosun.demo.harbour`).
 
 from __future__ import annotations
 
+import asyncio
+
+from bosun.demo.board_node import BoardShipNode
 from bosun.demo.harbour import HarbourPlayers, HarbourStyle, VirtualHarbour
 from bosun.demo.players import BotStyle, VirtualTablePlayers
 from bosun.demo.ship_node import VirtualShipNode
@@ -61,12 +64,14 @@ async def add_virtual_tables(
     style: BotStyle | HarbourStyle | None = None,
     game: str = "riffraff",
     first: int = 1,
+    firmware: int = 0,
 ) -> list[VirtualTable | VirtualHarbour]:
     """Start `count` virtual tables of `game` (demo-<first>, demo-<first + 1>, ...);
-    `games` per table, or forever."""
+    `games` per table, or forever. The first `firmware` Riff Raff tables run the real
+    firmware on the virtual board (`board_node.py`; real time only)."""
     return [
-        await add_virtual_table(service, index, seed, games, style, game)
-        for index in range(first - 1, first - 1 + count)
+        await add_virtual_table(service, index, seed, games, style, game, firmware=n < firmware)
+        for n, index in enumerate(range(first - 1, first - 1 + count))
     ]
 
 
@@ -77,19 +82,26 @@ async def add_virtual_table(
     games: int | None = None,
     style: BotStyle | HarbourStyle | None = None,
     game: str = "riffraff",
+    firmware: bool = False,
 ) -> VirtualTable | VirtualHarbour:
     """One virtual table, demo-<index + 1>: a ship (a harbour for Montego Bay) on the
-    broker, the table in the service, and its bot players."""
+    broker, the table in the service, and its bot players; with `firmware`, the ship is
+    the real firmware on the virtual board."""
     table_id = f"demo-{index + 1}"
     node_seed = f"{seed}/{index}"
     harbour = game == "montego-bay"
-    node = VirtualShipNode(
-        table_id,
-        service.broker_address,
-        seed=node_seed,
-        scale=service.clock.scale,
-        params=ShipParams.harbour(node_seed) if harbour else None,
-    )
+    if firmware:
+        if harbour or service.clock.scale != 1:
+            raise ValueError("a firmware table is a Riff Raff ship at speed 1 (real time)")
+        node = BoardShipNode(table_id, service.broker_address, seed=node_seed)
+    else:
+        node = VirtualShipNode(
+            table_id,
+            service.broker_address,
+            seed=node_seed,
+            scale=service.clock.scale,
+            params=ShipParams.harbour(node_seed) if harbour else None,
+        )
     seats = default_seats(list(SEATS[index % len(SEATS)]))
     if harbour:
         config = TableConfig(
@@ -105,7 +117,11 @@ async def add_virtual_table(
             demo=True,
         )
     runtime = service.add_table(config, fresh=True)
-    node.start()  # after the table exists, so its birth message is not a stranger's
+    # after the table exists, so its birth message is not a stranger's
+    if firmware:  # MicroPython boots in a second or two: not on the event loop
+        await asyncio.get_running_loop().run_in_executor(None, node.start)
+    else:
+        node.start()
     runtime.next_game_after_s = NEXT_GAME_AFTER_S
     runtime.games_left = None if games is None else games - 1
     bots = HarbourPlayers if harbour else VirtualTablePlayers
