@@ -398,6 +398,20 @@ def test_a_hung_firmware_is_reset_by_the_watchdog(mosquitto, host):
         assert again["reset_cause"] == "watchdog"
 
 
+def test_the_reset_button_reboots_the_firmware_with_a_new_boot(mosquitto, host):
+    with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(21))) as board:
+        first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
+        board.reset()
+        board.wait_for(lambda: board.boots == 2, timeout_s=10)
+        assert board.resets == ["machine.reset()"]
+        again = host.wait_for(
+            lambda: [
+                s for s in host.of(protocol.STATUS) if s.get("boot") not in (None, first["boot"])
+            ]
+        )[0]
+        assert again["online"] and again["reset_cause"] == "hard reset"
+
+
 def test_a_trace_can_be_switched_on_and_off(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(22))):
         host.wait_for(lambda: host.of(protocol.STATUS))
