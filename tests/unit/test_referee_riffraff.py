@@ -115,6 +115,25 @@ def test_rr12_rr13_the_mat_tells_fallen_from_caught():
     assert view["boxed"] == 0 and view["turn"] == "ann"
 
 
+@pytest.mark.parametrize(
+    "mat_g, fallen, caught",
+    [
+        (W["boat"], ["barrel", "rat"], []),  # more than fell: everything that fell is on it
+        (20_000.0, ["barrel", "rat"], []),  # a faulty mat cell
+        (W["barrel"] + W["boat"], ["barrel", "rat"], []),
+    ],
+)
+def test_rr12_rr13_a_mat_that_felt_what_fits_no_fallen_piece_names_only_fallen_ones(
+    mat_g, fallen, caught
+):
+    t = table(settle_s=3)
+    barrel_then_rat(t)
+    t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4300)
+    t.on_ship_event({"type": "land", "grams": mat_g}, 4350)
+    out = t.on_timer(4300 + FALL_EPISODE_MS)
+    assert actions(out) == [{"type": "fall", "player": "cy", "fallen": fallen, "caught": caught}]
+
+
 def test_rr11_pieces_falling_one_after_another_are_one_fall():
     t = table(settle_s=3)
     barrel_then_rat(t)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 from bosun.games.riffraff import ITEMS
@@ -309,6 +310,20 @@ class RiffRaffTable(TableReferee):
         chosen = [z for z in range(1, 11) if z in zones and ship[str(z)]] or range(1, 11)
         return dict(Counter(item for z in chosen for item in ship[str(z)]))
 
+    def _on_the_mat(self, pieces: list[str], landed_g: float) -> list[str]:
+        """Which of the fallen pieces lie on the mat that felt `landed_g`. Only they can: when
+        the mat's grams fit no set of them (a hand on the mat, a faulty cell), the set
+        nearest to what it felt."""
+        stayed, _, _ = name_fall(landed_g, self.item_grams, aboard_counts=Counter(pieces))
+        if not Counter(stayed) - Counter(pieces):
+            return stayed
+        weights = {
+            subset: abs(sum(self.item_grams[i] for i in subset) - landed_g)
+            for size in range(len(pieces) + 1)
+            for subset in combinations(sorted(pieces), size)
+        }
+        return list(min(weights, key=weights.get))
+
     def _split_landed(
         self, pieces: list[str], episode: FallEpisode
     ) -> tuple[list[str], list[str], str]:
@@ -317,9 +332,7 @@ class RiffRaffTable(TableReferee):
         if sensor in ("mat", "both"):
             stayed: list[str] = []
             if episode.landed_g > MAT_FELT_G:
-                stayed, _, _ = name_fall(
-                    episode.landed_g, self.item_grams, aboard_counts=Counter(pieces)
-                )
+                stayed = self._on_the_mat(pieces, episode.landed_g)
             rest = list(pieces)
             for item in stayed:
                 rest.remove(item)
