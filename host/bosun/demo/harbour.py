@@ -277,7 +277,7 @@ class HarbourPlayers(TableBots):
             choice = choose_decision(self.rng, seat["state"], legal, self.style.policy)
             request = {k: v for k, v in choice.items() if k != "player"}
             if choice["type"] in ("hire", "cards"):
-                await self._act(player, request)
+                await self._ask_once(key, player, request)
             else:
                 await self._answer(player, choice, seat["state"])
             return True

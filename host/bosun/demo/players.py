@@ -127,18 +127,16 @@ class VirtualTablePlayers(TableBots):
             key = ("card", state["round"], player)
             if player in self.humans or info["chosen"] or key in self._asked:
                 continue
-            self._asked.add(key)
             unused = [v for v in range(1, 11) if v not in info["played"]]
-            await self._act(player, {"type": "card", "value": self.rng.choice(unused)})
+            await self._ask_once(key, player, {"type": "card", "value": self.rng.choice(unused)})
 
     async def _decide(self, state: dict[str, Any]) -> None:
         pending = state["pending"]
         key = ("decide", state["round"], pending["decision"], tuple(pending["among"]))
         if pending["by"] in self.humans or key in self._asked:
             return
-        self._asked.add(key)
         choice = self.rng.choice(pending["among"])
-        await self._act(pending["by"], {"type": pending["decision"], "player": choice})
+        await self._ask_once(key, pending["by"], {"type": pending["decision"], "player": choice})
 
     async def _turn(self, state: dict[str, Any]) -> None:
         player, zone = state["turn"], state["target_zone"]
@@ -151,7 +149,7 @@ class VirtualTablePlayers(TableBots):
             supply = state["players"][player]["supply"]
             may_take_two = zone >= 5 and state["ship"][str(zone)] and supply >= 2  # RR9
             if may_take_two and self.rng.random() < self.style.two_pieces_probability:
-                await self._act(player, {"type": "announce", "pieces": 2})
+                await self._ask_once(key, player, {"type": "announce", "pieces": 2})
                 return
         if self._placing is not None:
             placed_by, loads_before, _ = self._placing
@@ -214,11 +212,11 @@ class VirtualTablePlayers(TableBots):
             key = ("flag", flag["id"], self._game_id)
             if key in self._asked:
                 continue
-            self._asked.add(key)
             option = "count" if "count" in flag["options"] else flag["options"][0]
             seat = self._bot_seat()
             if seat is not None:
-                await self._act(seat, {"type": "confirm", "flag": flag["id"], "option": option})
+                answer = {"type": "confirm", "flag": flag["id"], "option": option}
+                await self._ask_once(key, seat, answer)
 
     def _wants_flags(self) -> bool:
         return bool(self._placing) and self.ship.settled

@@ -158,6 +158,15 @@ class TableBots:
             return None
         return response.json()
 
+    async def _ask_once(self, key: tuple, player: str, request: dict[str, Any]) -> bool:
+        """Send a decision once: while the referee refuses it (the table paused while its
+        ship restarts, say) it is sent again on a later step."""
+        self._asked.add(key)
+        if await self._act(player, request) is None:
+            self._asked.discard(key)
+            return False
+        return True
+
     # -- games come and go -----------------------------------------------------------------
 
     async def _follow_game(self) -> dict[str, Any] | None:
