@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             *corpus.HELD_BACK_2,
             *corpus.HELD_BACK_3,
             *corpus.HELD_BACK_4,
+            *corpus.HELD_BACK_5,
             *corpus.EXTRA,
             *corpus.POOLS,
             "both",
