@@ -146,6 +146,7 @@ class Service:
             runtime.on_ship_message(message.kind, message.payload)
         except Exception:  # one table's bug must not stop the others
             log.exception("table %s failed on a %s message", message.table_id, message.kind)
+            runtime.report_failure(f"a {message.kind} message from the ship")
 
     async def stop(self) -> None:
         for runtime in self.tables.values():

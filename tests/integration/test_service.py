@@ -242,3 +242,27 @@ def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_sto
     stored = service.call(lambda: runtime.store.trace("t1", 0.0, 1e9))
     assert [row[0] for row in stored] == [row[0] for row in good]
     assert stored[0][1:11] == pytest.approx([0.5] * 10)
+
+
+def test_a_referee_bug_is_shown_on_the_tables_feed_and_the_table_goes_on(service, ship):
+    runtime = service.service.tables["t1"]
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    referee = service.call(lambda: runtime.referee)
+    decide = referee.on_ship_event
+
+    def broken_once(event, now_ms):
+        referee.on_ship_event = decide  # the next event is decided as usual
+        raise RuntimeError("a bug")
+
+    service.call(lambda: setattr(referee, "on_ship_event", broken_once))
+    ship.event("place", 1000.0, zone=8, grams=W["rat"])
+    feed = service.wait_for(
+        "t1", lambda s: any("the referee failed" in f["text"] for f in s["feed"])
+    )["feed"]
+    failure = next(f for f in feed if "the referee failed" in f["text"])
+    assert failure["level"] == "error" and "event message" in failure["text"]
+    ship.event("place", 2000.0, zone=8, grams=W["rat"])
+    state = service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")["state"]
+    assert state["ship"]["8"] == ["rat"]

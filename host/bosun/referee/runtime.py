@@ -353,7 +353,17 @@ class TableRuntime:
         if deadline is None or now < deadline:
             self._reschedule()
             return
-        self._process("tick", {}, lambda at: self.referee.on_timer(at))
+        try:
+            self._process("tick", {}, lambda at: self.referee.on_timer(at))
+        except Exception:  # a referee bug: logged, and shown where people look
+            log.exception("table %s: the referee failed on its timer", self.config.id)
+            self.report_failure("its timer")
+
+    def report_failure(self, what: str) -> None:
+        """Say on the table's feed that the referee failed (a bug, in the log) on `what`."""
+        text = f"the referee failed on {what} (a bug, see the log): check the game and undo"
+        self._note(fx.feed(text + " or correct it by hand", "error"))
+        self.notify()
 
     # -- the common path ---------------------------------------------------------------------
 
