@@ -7,6 +7,7 @@ import re
 
 import pytest
 from browser_kit import PHONE, SCREEN, chromium, last, screenshot, virtual_tables, wait_until
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from bosun.service import ServiceOptions
@@ -94,17 +95,24 @@ def decide(phones, table_page) -> None:
         wait_until(table_page, "s.state.phase !== 'decide'")
 
 
-def by_hand(phone, table_page, selector: str, done_js: str) -> None:
-    """Click one of the page's virtual hands until the ship takes it (it may still sway)."""
+def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "true") -> bool:
+    """Click one of the page's virtual hands until the ship takes it (it may still sway);
+    False when the moment passed first (`still_js` no longer holds: a slow hand)."""
+    still = f"(() => {{ const s = window.bosunLast; return {still_js}; }})()"
     for _ in range(40):
+        if not table_page.evaluate(still):
+            return False
         seen = table_page.evaluate("window.bosunReceived.length")
-        phone.click(selector)
+        try:
+            phone.click(selector, timeout=5_000)
+        except PlaywrightTimeout:
+            continue  # the button is gone for now: look at the moment again
         phone.wait_for_function(
             f"(() => {{ const s = window.bosunLast; return ({done_js}) || "
             "!document.getElementById('error').hidden; })()"
         )
         if phone.locator("#error").is_hidden():
-            return
+            return True
         assert re.search("moving|watching", phone.locator("#error").inner_text())
         phone.evaluate("document.getElementById('error').hidden = true")
         table_page.wait_for_function(f"window.bosunReceived.length > {seen + 1}")
@@ -121,7 +129,9 @@ def answer_flags(phones, table_page) -> None:
         wait_until(table_page, f"!s.referee.flags.some(f => f.id === {flag['id']!r})")
 
 
-def play_turn(phones, table_page, tip: bool) -> str:
+def play_turn(phones, table_page, tip: bool) -> bool:
+    """The player whose turn it is loads by hand on their phone; with `tip`, the piece falls
+    off and is caught (True if it did)."""
     state = last(table_page)["state"]
     player, zone = state["turn"], state["target_zone"]
     phone = phones[player]
@@ -160,20 +170,25 @@ def play_turn(phones, table_page, tip: bool) -> str:
         )
         if tip and piece == 0:
             before = state["state"]["players"][player]["supply"]
-            by_hand(
+            # within the settle window (RR14), or the piece is no longer the turn's to lose;
+            # on a loaded machine the window may pass first: then tip on a later turn
+            tipped = by_hand(
                 phone,
                 table_page,
                 '#hands button[data-do="tip"][data-outcome="caught"]',
                 "s.referee.fall_in_progress",
+                still_js=f"s.state.turn === '{player}' && !s.referee.fall_in_progress",
             )
+            if not tipped:
+                break
             after = wait_until(table_page, f"s.state.turn !== '{player}'")  # RR11: it ends the turn
             # RR12: the only piece caught is the one just loaded: back to the supply
             assert after["state"]["players"][player]["supply"] == before + 1
             expect(table_page.locator("#feed")).to_contain_text(f"{player} caught {item}")
-            return player
+            return True
     wait_until(table_page, f"s.state.turn !== '{player}' || s.state.phase === 'over'")
     answer_flags(phones, table_page)
-    return player
+    return False
 
 
 def test_three_people_play_a_whole_game_on_their_phones(table):
@@ -215,8 +230,7 @@ def test_three_people_play_a_whole_game_on_their_phones(table):
                 if phase != "turn":
                     break
                 tip = not tipped and state["state"]["turn"] == "ann" and round_index >= 2
-                play_turn(phones, table_page, tip)
-                tipped = tipped or tip
+                tipped = play_turn(phones, table_page, tip) or tipped
                 if not shots and round_index == 3:
                     screenshot(table_page, "table-view")
                     screenshot(phones[last(table_page)["state"]["turn"] or "ann"], "player-page")
