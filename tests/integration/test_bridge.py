@@ -172,7 +172,7 @@ def test_the_firmware_on_serial_reaches_the_broker_through_bosun_bridge(mosquitt
             host.publish(protocol.topic(TABLE, protocol.CMD), protocol.encode(cmd), qos=1)
             seen.wait_for(lambda items: any(r["id"] == "s1" for r in of(items, protocol.RESULT)))
             board.wait_for(lambda: (board.last_led_frame() or ())[28:32] == ((0, 63, 0),) * 4)
-            assert of(seen.items, protocol.WEIGHTS)  # the periodic weights come through too
+            seen.wait_for(lambda items: of(items, protocol.WEIGHTS), 10)  # the periodic weights
         finally:
             bridge.terminate()
             output, _ = bridge.communicate(timeout=10)
