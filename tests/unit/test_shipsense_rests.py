@@ -287,3 +287,62 @@ def test_rr13_at_10_sps_more_coming_back_than_went_is_a_loading_hand_not_the_pie
         ("place", 3, "crate"),
     ]
     assert not [e for e in events if e["type"] in ("shift", "stay")]
+
+
+def detect_with(signal: ShipSignal) -> tuple[list[dict], Detector]:
+    detector = Detector(rate_hz=signal.rate_hz, table=signal.table, items=ITEMS)
+    events: list[dict] = []
+    for t_ms, zones_g, table_g, impact in signal.rows():
+        events.extend(detector.feed(t_ms, zones_g, table_g, impact))
+    return events, detector
+
+
+@pytest.mark.parametrize(("rate_hz", "noise_g"), [(80, 0.05), (10, 0.1)])
+def test_rr10_a_hand_leaving_less_than_half_the_lightest_piece_resting_is_no_place_and_no_fall(
+    rate_hz, noise_g
+):
+    # a hand presses zone 7 and lets go of all but ~1 g (less than half the 2.6 g rat),
+    # which rests there for half a second or more, then goes too: it fits no piece, so it
+    # is never a place, its going never a fall, and nothing is believed aboard (round 4
+    # placed it as an ambiguous rat and its going was a fall: held-back set 4's false pair)
+    for seed in range(8):
+        for grams, rest_ms in ((0.9, 500.0), (1.0, 500.0), (0.9, 800.0), (1.0, 800.0)):
+            signal = ShipSignal(rate_hz=rate_hz, seconds=5.0, noise_g=noise_g, seed=seed)
+            hand_left = signal.place(7, grams, 500.0, press_g=12.0)
+            signal.step(6, -grams, hand_left + rest_ms, 30.0)
+            events, detector = detect_with(signal)
+            assert cargo_events(events) == [], (seed, grams, rest_ms)
+            assert not any(detector.cargo.zones), (seed, grams, rest_ms)
+            assert abs(sum(detector.zone_grams())) < 0.6, (seed, grams, rest_ms)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rr10_a_hand_resting_on_a_placed_piece_and_lifted_later_is_no_fall(seed):
+    # a boat is placed with ~1 g of the hand still resting on it (weighed with it: still a
+    # boat), the hand lifted 2.5 s later: that loss fits no piece, it is a `stay`, not a
+    # fall, and the boat is still aboard (round 4: a fall of a rat)
+    signal = ShipSignal(rate_hz=80, seconds=7.0, noise_g=0.1, seed=seed)
+    hand_left = signal.place(7, 11.8, 500.0, press_g=12.0)
+    signal.step(6, 1.0, 500.0, 60.0)
+    signal.step(6, -1.0, hand_left + 2500.0, 60.0)
+    events, detector = detect_with(signal)
+    assert cargo_events(events) == [("place", 7, "boat")]
+    assert [e for e in events if e["type"] == "stay" and e["grams"] > 0.5]
+    assert detector.cargo.zones[7] == ["boat"]
+    assert sum(detector.zone_grams()) == pytest.approx(11.8, abs=0.6)
+
+
+@pytest.mark.parametrize("piece", ["rat", "bottle"])
+def test_rr8_at_10_sps_in_hard_noise_the_lightest_pieces_are_still_placed_and_still_fall(piece):
+    # the floor under which a load is no piece (half the rat) leaves the rat itself, seen at
+    # 10 SPS in the hard level's noise, a place and a fall, weighed within the benchmark's
+    # tolerance (a short rest names a rat against a bottle only roughly: not checked here)
+    for seed in range(8):
+        signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.15, seed=seed)
+        hand_left = signal.place(7, ITEMS[piece], 500.0, press_g=15.0)
+        signal.fall(7, ITEMS[piece], hand_left + 3000.0)
+        events = detect(signal)
+        assert [(t, z) for t, z, _ in cargo_events(events)] == [("place", 7), ("fall", None)], seed
+        for event in events:
+            if event["type"] in ("place", "fall"):
+                assert event["grams"] == pytest.approx(ITEMS[piece], abs=1.0), seed

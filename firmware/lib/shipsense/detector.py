@@ -52,8 +52,12 @@ is a hand brushing the fresh piece, not the piece: it is waited out. At
 10 SPS the HX711 needs three to four conversions to show a step, so a piece may be seen at
 rest for two samples only: such a short rest is the piece when the load then falls back to
 the old level (it tipped off), and is held when more rises until what rises is weighed (a
-second piece, or a hand that goes again). Zones are told apart after removing the ship's
-sway, whose two modes (roll and pitch) are learned at rest (`shipsense.sway`).
+second piece, or a hand that goes again). A still load or a loss lighter than half the
+lightest piece (without items, than the smallest place, 0.9 g) is never a `place` or a
+`fall`: it fits no piece (a hand resting on the ship, drift, noise). Such a loss after a
+`leaving` is a `stay`; such a level left standing is where the ship rests. Zones are told
+apart after removing the ship's sway, whose two modes (roll and pitch) are learned at rest
+(`shipsense.sway`).
 
 Memory is bounded (fixed rings of a few seconds); time is kept as sample counts, so a
 six-hour session is as exact as a minute, also with single-precision floats on the ESP32.
@@ -213,6 +217,7 @@ class Detector:
         self.table = table
         self.items = None
         self.cargo = Cargo(n_zones)
+        self._floor_g = PLACE_MIN_G  # the lightest load that can be a piece, see _empty_g
         if items is not None:
             self.set_items(items)
 
@@ -301,8 +306,11 @@ class Detector:
         if items is None:
             self.items = None
             self.cargo.clear()
+            self._floor_g = PLACE_MIN_G
             return
         self.items = check_items(items)
+        lightest = min(self.items[name] for name in self.items)
+        self._floor_g = 0.5 * lightest if 0.5 * lightest > PLACE_MIN_G else PLACE_MIN_G
 
     def zone_grams(self):
         """The settled grams per zone (what rests on each zone, as far as is known)."""
@@ -631,7 +639,11 @@ class Detector:
             if self.peak >= PLACE_MIN_G:
                 self._area_open = False  # the load has arrived: later hands are not loading
             if self.dropping_k is not None:
-                if self.plateau is not None and d < self._empty_g():
+                if (
+                    self.plateau is not None
+                    and d < self._floor_g
+                    and self.plateau[0] >= self._floor_g
+                ):
                     # it settled back at the old level: the piece itself tipped off
                     level = self.plateau[0]
                     onset = self.dropping_k
@@ -670,7 +682,8 @@ class Detector:
             self.peak -= held[0]
         if self.stable_run >= 1 and plateau is not None:
             level = plateau[0]
-            if level >= PLACE_MIN_G:
+            floor = self._floor_g
+            if level >= floor:
                 if plateau[3]:
                     n = plateau[2]
                     if n >= self.place_min_n:
@@ -684,9 +697,25 @@ class Detector:
                 if ready and self._load_on_one_zone(k, level, plateau[2]):
                     self._decide_place(events, k)
                     return
-            elif level > -PLACE_MIN_G and plateau[2] >= self.quiet_n:
-                self._end_episode(events, k)
-                return
+            elif -PLACE_MIN_G < level < PLACE_MIN_G:
+                if plateau[2] >= self.quiet_n:
+                    self._end_episode(events, k)
+                    return
+            elif -floor < level < floor:
+                if self._fits_no_piece(level, plateau[2]):
+                    # lighter than any piece, either way: no place, no fall, nothing aboard
+                    # changed (a hand resting on the ship, drift, noise). Where the ship
+                    # cannot come to rest at the old level (it would start an episode again
+                    # at once), it rests at this one once it has stood the longest weighing
+                    # window (a hand does not rest that still that long)
+                    size = level if level > 0 else -level
+                    if size < TRIGGER_SIGMAS * sigma_fast or size < TRIGGER_MIN_G:
+                        self._end_episode(events, k)
+                        return
+                    if plateau[2] >= self.place_max_n:
+                        self._rezero(k, plateau[2])
+                        self._end_episode(events, k)
+                        return
             elif plateau[2] >= self.place_min_n and self._quiet_loss(-level, plateau[2]):
                 # a piece's worth is missing and has stood still, though it went too gently
                 # to be noticed leaving in this noise (a light piece at 10 SPS)
@@ -723,12 +752,10 @@ class Detector:
 
     def _empty_g(self):
         """Below this (grams above the old level) no piece is left where the load was: the
-        lightest piece's half with items (noise, sway and drift stay below it)."""
-        if self.items:
-            lightest = min(self.items[name] for name in self.items)
-            if 0.5 * lightest > PLACE_MIN_G:
-                return 0.5 * lightest
-        return PLACE_MIN_G
+        lightest piece's half with items (noise, sway and drift stay below it), else the
+        smallest place. A still load or a loss lighter than this is never a `place` or a
+        `fall`: it fits no piece (a hand resting on the ship, drift, noise)."""
+        return self._floor_g
 
     def _strayed(self, plateau, start):
         """True if the level left the last still stretch by more than a wobble before this one
@@ -784,6 +811,28 @@ class Detector:
         if self.items:
             return place_margin(level, self.items) >= PLACE_MARGIN_SE * se
         return se <= PLACE_SE_G
+
+    def _fits_no_piece(self, level, n):
+        """True if a still stretch of `n` samples at `level` (grams from the base, either
+        way) is clearly lighter than any piece: below the floor by its weighing error, or
+        still below it when weighed over the longest window."""
+        if n < self.place_min_n:
+            return False
+        if n >= self.place_max_n:
+            return True
+        se = sqrt(self._var_total * (1.0 / n + 1.0 / self._base_n))
+        size = level if level > 0 else -level
+        return self._floor_g - size >= PLACE_MARGIN_SE * se
+
+    def _rezero(self, k, n):
+        """The ship rests at the level of the last `n` still samples: take it as each zone's
+        level (what is aboard is unchanged)."""
+        w = n if n < self.place_max_n else self.place_max_n
+        change = self._zone_change(k, w)
+        for i in range(self.n_zones):
+            self.ref[i] += change[i]
+        self.base = self._sum_ref()
+        self._base_n = w
 
     def _quiet_loss(self, grams, n):
         """True if `grams` missing over `n` still samples is clearly a piece's worth: above
@@ -872,7 +921,8 @@ class Detector:
         """If `level` (grams over the base) stands clearly above a held short rest, a second
         piece came on after it: place the first as it rested; True if so."""
         held = self._held
-        limit = self.leave_level if self.leave_level > PLACE_MIN_G else PLACE_MIN_G
+        # the second piece must be clearly there, and heavy enough to be a piece
+        limit = self.leave_level if self.leave_level > self._floor_g else self._floor_g
         if held is None or level - held[0] <= limit:
             return False
         if self.items and _fit_errors(held[0], self.items) > FRESH_FIT_ERRORS:
@@ -887,7 +937,10 @@ class Detector:
         return True
 
     def _place_event(self, events, k, grams, change, t_ms):
-        """Emit a place of `grams` resting as `change` shows, and book it."""
+        """Emit a place of `grams` resting as `change` shows, and book it (not if it is
+        lighter than any piece: then what rests is left to be judged as the level it is)."""
+        if grams < self._floor_g:
+            return
         zone = self._place_zone(change)
         event = {
             "type": "place",
@@ -979,7 +1032,7 @@ class Detector:
             if rest is not None and d > rest[0] + leave_level:
                 self._hold_short_rest(rest, d)
                 return False
-        if plateau is not None and plateau[0] >= PLACE_MIN_G and self.stable_run == 0:
+        if plateau is not None and plateau[0] >= self._floor_g and self.stable_run == 0:
             ready = plateau[2] >= (self.commit_min_n if plateau[3] else self.plain_drop_n)
             if ready and self._rose_since_release(plateau):
                 self._new_load_phase(plateau)
@@ -1074,8 +1127,8 @@ class Detector:
         band = SETTLE_SIGMAS * sqrt(self._var_total)
         if band < SETTLE_BAND_MIN_G:
             band = SETTLE_BAND_MIN_G
-        if floor < PLACE_MIN_G:
-            floor = PLACE_MIN_G
+        if floor < self._floor_g:
+            floor = self._floor_g  # lighter is no piece
         best = None
         best_spread = band
         for j in range(first, k - n + 1):
@@ -1371,14 +1424,25 @@ class Detector:
             if z not in zones:
                 zones.append(z)
         zones.sort()
-        event = {
-            "type": "fall",
-            "t_ms": self._time_of(leave["onset_k"]),
-            "decided_ms": self._now(),
-            "grams": _grams(drop),
-            "zones": [z + 1 for z in zones],
-        }
-        if self.items:
+        light = drop < self._floor_g
+        if light:
+            # lighter than any piece: no fall, and nothing aboard went (a hand that rested
+            # on the ship, drift): the weight stays off the zones that lost it
+            event = {
+                "type": "stay",
+                "t_ms": self._time_of(leave["onset_k"]),
+                "decided_ms": self._now(),
+                "grams": _grams(drop) if drop > 0 else 0.0,
+            }
+        else:
+            event = {
+                "type": "fall",
+                "t_ms": self._time_of(leave["onset_k"]),
+                "decided_ms": self._now(),
+                "grams": _grams(drop),
+                "zones": [z + 1 for z in zones],
+            }
+        if self.items and not light:
             zone_losses = {}
             amplitudes = self.sway.zone_amplitudes([-v for v in change], zones)
             for j in range(len(zones)):
@@ -1404,9 +1468,13 @@ class Detector:
                 self.ref[z] -= drop / len(zones)
         self.base = self._sum_ref()
         self.leave = None
+        self._after_commit(k)
+        if light:
+            if self.table_sense is not None:
+                self.table_sense.settle_hit(False, self._now())
+            return
         self._last_fall_k = k
         self._last_place = None
-        self._after_commit(k)
         if self.table_sense is not None:
             more = self.table_sense.settle_hit(True, self._now())
             if more:
