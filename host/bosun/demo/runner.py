@@ -69,10 +69,18 @@ async def add_virtual_tables(
     """Start `count` virtual tables of `game` (demo-<first>, demo-<first + 1>, ...);
     `games` per table, or forever. The first `firmware` Riff Raff tables run the real
     firmware on the virtual board (`board_node.py`; real time only)."""
-    return [
-        await add_virtual_table(service, index, seed, games, style, game, firmware=n < firmware)
-        for n, index in enumerate(range(first - 1, first - 1 + count))
-    ]
+    tables: list[VirtualTable | VirtualHarbour] = []
+    try:
+        for n, index in enumerate(range(first - 1, first - 1 + count)):
+            table = await add_virtual_table(
+                service, index, seed, games, style, game, firmware=n < firmware
+            )
+            tables.append(table)
+    except BaseException:  # one did not start (no MicroPython, say): stop those that did
+        for table in tables:
+            await table.stop()
+        raise
+    return tables
 
 
 async def add_virtual_table(
