@@ -17,14 +17,14 @@
   let cardDraft = { round: null, big: null, little: null, jack: null };
   let shipDraft = { key: null, ships: {} };
 
-  const page = Bosun.seat(root, (snapshot) => show(snapshot)); // seat.js
+  const page = Bosun.seat(root, (snapshot) => show(snapshot), (d) => act(d)); // seat.js
   const base = page.base;
   const send = page.send;
   const showError = page.showError;
 
   const colourOf = (p) => board.colourOf(snap || {}, p);
   const who = (p) => '<span class="who" style="--c:' + esc(colourOf(p)) + '">' + esc(p === me ? "you" : p) + "</span>";
-  const isHuman = (s) => !s.virtual || (s.humans || []).indexOf(me) >= 0;
+  const isHuman = page.isHuman;
   const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
   const questionKey = (st) => (st && st.pending ? [st.round, st.pending.room, st.pending.action, st.pending.player].join("|") : null);
 
@@ -207,19 +207,10 @@
     return "<h2>Cards this round</h2><ul class=\"round-cards\">" + chips.join("") + "</ul>";
   }
 
-  function joinHtml() {
-    return '<h2>A bot is playing this seat</h2><p>Take the seat to play <strong>' + esc(me) + "</strong> yourself, from this page.</p>" +
-      '<button class="button big" type="button" data-do="claim">Take my seat</button>';
-  }
-
   function show(s) {
     snap = s;
     window.bosunLast = s;
-    const human = isHuman(s);
-    el("join").hidden = human;
-    if (!human) Bosun.render(el("join"), joinHtml());
-    el("leave").hidden = !(s.virtual && human);
-    Bosun.render(el("alerts"), Bosun.alertsHtml(s, { answer: human }));
+    page.showSeat(s);
     Bosun.render(el("status"), statusHtml(s));
     Bosun.render(el("actions"), actionsHtml(s));
     const hands = handsHtml(s);
@@ -235,14 +226,8 @@
     document.body.dataset.myTurn = s.state && s.state.pending && s.state.pending.player === me ? "yes" : "no";
   }
 
-  root.addEventListener("click", (event) => {
-    const button = event.target.closest("button[data-do], button[data-flag]");
-    if (!button || button.disabled) return;
-    if (button.dataset.flag) {
-      send(base, { type: "confirm", flag: button.dataset.flag, option: button.dataset.option });
-      return;
-    }
-    const d = button.dataset;
+  // the game's buttons (seat.js handles flags and taking the seat)
+  function act(d) {
     switch (d.do) {
       case "hire":
         send(base, { type: "hire", worker: d.worker || null });
@@ -274,10 +259,7 @@
       case "hand":
         send(base + "/virtual", { do: d.hand, dock: parseInt(d.dock, 10), count: 1 });
         break;
-      case "claim":
-        send(base + "/claim", { human: true });
-        break;
     }
-  });
+  }
   page.start();
 })();

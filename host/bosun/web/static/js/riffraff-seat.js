@@ -12,14 +12,14 @@
   let snap = null;
   let placing = null; // a piece set down and not yet refereed: no second tap meanwhile
 
-  const page = Bosun.seat(root, (snapshot) => show(snapshot)); // seat.js
+  const page = Bosun.seat(root, (snapshot) => show(snapshot), (d) => act(d)); // seat.js
   const base = page.base;
   const send = page.send;
   const showError = page.showError;
 
   const colourOf = (p) => ((snap && snap.referee && snap.referee.colours) || {})[p] || "#ccc";
   const who = (p) => (p === me ? '<span class="who" style="--c:' + esc(colourOf(p)) + '">you</span>' : '<span class="who" style="--c:' + esc(colourOf(p)) + '">' + esc(p) + "</span>");
-  const isHuman = (s) => !s.virtual || (s.humans || []).indexOf(me) >= 0;
+  const isHuman = page.isHuman;
 
   function statusHtml(s) {
     const st = s.state;
@@ -140,20 +140,11 @@
     return "<h2>Cards this round</h2><ul class=\"round-cards\">" + chips.join("") + "</ul>";
   }
 
-  function joinHtml(s) {
-    return '<h2>A bot is playing this seat</h2><p>Take the seat to play <strong>' + esc(me) + "</strong> yourself, from this page.</p>" +
-      '<button class="button big" type="button" data-do="claim">Take my seat</button>';
-  }
-
   const countdown = Bosun.countdown(el("countdown"), scale);
   function show(s) {
     snap = s;
     window.bosunLast = s;
-    const human = isHuman(s);
-    el("join").hidden = human;
-    if (!human) Bosun.render(el("join"), joinHtml(s));
-    el("leave").hidden = !(s.virtual && human);
-    Bosun.render(el("alerts"), Bosun.alertsHtml(s, { answer: human }));
+    page.showSeat(s);
     Bosun.render(el("status"), statusHtml(s));
     countdown.set(s);
     Bosun.render(el("actions"), actionsHtml(s));
@@ -168,14 +159,8 @@
     document.body.dataset.myTurn = s.state && s.state.turn === me ? "yes" : "no";
   }
 
-  root.addEventListener("click", (event) => {
-    const button = event.target.closest("button[data-do], button[data-flag]");
-    if (!button || button.disabled) return;
-    if (button.dataset.flag) {
-      send(base, { type: "confirm", flag: button.dataset.flag, option: button.dataset.option });
-      return;
-    }
-    const d = button.dataset;
+  // the game's buttons (seat.js handles flags and taking the seat)
+  function act(d) {
     switch (d.do) {
       case "card":
         send(base, { type: "card", value: parseInt(d.value, 10) });
@@ -200,10 +185,7 @@
       case "tip":
         send(base + "/virtual", { do: "tip", outcome: d.outcome });
         break;
-      case "claim":
-        send(base + "/claim", { human: true });
-        break;
     }
-  });
+  }
   page.start();
 })();

@@ -3,8 +3,11 @@
 // next game. The token in the address is the seat: reloading or reconnecting keeps it.
 "use strict";
 
-Bosun.seat = function (root, show) {
+// `show(snapshot)` draws the game's part of the page; `act(data)` handles the game's buttons
+// (`data-do`: their dataset). Flags, taking the seat and giving it back are handled here.
+Bosun.seat = function (root, show, act) {
   const token = root.dataset.token;
+  const me = root.dataset.player;
   const base = "/api/seat/" + encodeURIComponent(token);
   const el = (id) => document.getElementById(id);
   let busy = false;
@@ -77,6 +80,35 @@ Bosun.seat = function (root, show) {
     });
   }
 
+  // A person plays the seat (at a virtual table, only once they took it from its bot).
+  const isHuman = (s) => !s.virtual || (s.humans || []).indexOf(me) >= 0;
+
+  // The seat's own part of a snapshot: who plays it, and the alerts (flags to answer).
+  function showSeat(s) {
+    const human = isHuman(s);
+    el("join").hidden = human;
+    if (!human) {
+      Bosun.render(
+        el("join"),
+        '<h2>A bot is playing this seat</h2><p>Take the seat to play <strong>' + Bosun.esc(me) + "</strong> yourself, from this page.</p>" +
+          '<button class="button big" type="button" data-do="claim">Take my seat</button>'
+      );
+    }
+    el("leave").hidden = !(s.virtual && human);
+    Bosun.render(el("alerts"), Bosun.alertsHtml(s, { answer: human }));
+  }
+
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-do], button[data-flag]");
+    if (!button || button.disabled) return;
+    if (button.dataset.flag) {
+      send(base, { type: "confirm", flag: button.dataset.flag, option: button.dataset.option });
+    } else if (button.dataset.do === "claim") {
+      send(base + "/claim", { human: true });
+    } else {
+      act(button.dataset);
+    }
+  });
   el("leave").addEventListener("click", () => send(base + "/claim", { human: false }));
   el("undo-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -88,5 +120,5 @@ Bosun.seat = function (root, show) {
     send(base, { type: "undo", reason: reason }).then((ok) => ok && (el("undo-reason").value = ""));
   });
 
-  return { token: token, base: base, send: send, showError: showError, start: start };
+  return { token: token, base: base, send: send, showError: showError, start: start, isHuman: isHuman, showSeat: showSeat };
 };
