@@ -3,7 +3,6 @@ tables, screenshots under test-artifacts/browser/, and waits on what a page show
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import socket
@@ -13,9 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from conftest import REPO, require_executable
-from support.service import RunningService
-
-from bosun.demo.runner import add_virtual_tables
+from support.service import with_virtual_table
 
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 # playwright cannot download its own browser here: it drives Debian's chromium
@@ -72,23 +69,9 @@ def screenshot(page, name: str) -> Path:
 @contextmanager
 def virtual_tables(options, people: tuple[str, ...] = (), seed: int = 0) -> Iterator:
     """The service with one virtual table (demo-1: ann, bob, cy); `people` hold their seats
-    from the start (their bots never move)."""
-    with RunningService(options) as service:
-
-        async def start():
-            tables = await add_virtual_tables(service.service, 1, seed=seed)
-            for player in people:  # before the bots' first step: no bot ever plays these seats
-                tables[0].claim(player, True)
-            return tables
-
-        tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(30)
-        # the detector learns the empty ship's baseline before people put anything on it
-        service.wait_for("demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000)
-        try:
-            yield service, tables[0]
-        finally:
-            for table in tables:
-                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(10)
+    from the start (their bots never move); once its detector has learnt the empty ship."""
+    with with_virtual_table(options, seed=seed, people=people, baseline=True) as running:
+        yield running
 
 
 def last(page) -> dict:

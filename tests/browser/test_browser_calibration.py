@@ -8,21 +8,14 @@ import re
 import pytest
 from browser_kit import SCREEN, chromium, screenshot, virtual_tables
 from playwright.sync_api import expect
-
-from bosun.service import ServiceOptions
+from support.service import service_options
 
 SCALE = 4.0
 
 
 @pytest.fixture
 def table(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=SCALE,
-    )
+    options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
     with virtual_tables(options, seed=7) as running:
         yield running
 

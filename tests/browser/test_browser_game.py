@@ -9,8 +9,7 @@ import pytest
 from browser_kit import PHONE, SCREEN, chromium, last, screenshot, virtual_tables, wait_until
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
-
-from bosun.service import ServiceOptions
+from support.service import service_options
 
 PLAYERS = ("ann", "bob", "cy")
 SCALE = 6.0  # the ship and the referee run six times as fast as real time (RR14's 3 s: 0.5 s)
@@ -26,13 +25,7 @@ HEAVY_FIRST = ("boat", "chest", "crate", "barrel", "plank", "sailor", "bottle", 
 
 @pytest.fixture
 def table(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=SCALE,
-    )
+    options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
     with virtual_tables(options, people=PLAYERS) as running:
         yield running
 

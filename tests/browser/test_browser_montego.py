@@ -4,17 +4,13 @@ answer the harbour's questions (MB15): on the page, or with the page's hands on 
 
 from __future__ import annotations
 
-import asyncio
 import re
 from contextlib import contextmanager
 
 import pytest
 from browser_kit import PHONE, SCREEN, WAIT_MS, chromium, last, screenshot, wait_until
 from playwright.sync_api import expect
-from support.service import RunningService
-
-from bosun.demo.runner import add_virtual_tables
-from bosun.service import ServiceOptions
+from support.service import service_options, with_virtual_table
 
 PLAYERS = ("ann", "bob", "cy")
 SCALE = 6.0
@@ -26,32 +22,15 @@ CARDS = {"ann": [(3, 2), (1, 4)], "bob": [(4, 1), (5, 3)], "cy": [(2, 5), (2, 2)
 @contextmanager
 def virtual_harbour(options):
     """The service with one virtual harbour (demo-1: ann, bob, cy), every seat a person's."""
-    with RunningService(options) as service:
-
-        async def start():
-            tables = await add_virtual_tables(service.service, 1, seed=SEED, game="montego-bay")
-            for player in PLAYERS:  # before the bots' first step: no bot ever plays
-                tables[0].claim(player, True)
-            return tables
-
-        tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(30)
-        service.wait_for("demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000)
-        try:
-            yield service, tables[0]
-        finally:
-            for table in tables:
-                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(10)
+    with with_virtual_table(
+        options, seed=SEED, game="montego-bay", people=PLAYERS, baseline=True
+    ) as running:
+        yield running
 
 
 @pytest.fixture
 def table(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=SCALE,
-    )
+    options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
     with virtual_harbour(options) as running:
         yield running
 

@@ -18,9 +18,8 @@ from browser_kit import (
     wait_until,
 )
 from playwright.sync_api import expect
-from support.service import BrokerShip, RunningService
+from support.service import BrokerShip, RunningService, service_options
 
-from bosun.service import ServiceOptions
 from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
 
@@ -39,12 +38,7 @@ def table_service(mosquitto, tmp_path, settle_s: int) -> RunningService:
     table = TableConfig(
         id="t1", players=default_seats(PLAYERS), settle_s=settle_s, table_sensor="mat", trace=False
     )
-    options = ServiceOptions(
-        tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-    )
+    options = service_options(mosquitto.url, tmp_path, [table])
     return RunningService(options)
 
 
@@ -162,13 +156,7 @@ def test_offline_faults_flags_and_the_countdown_are_impossible_to_miss(
 def test_a_person_takes_a_seat_from_its_bot_and_keeps_it_through_reload_and_dropouts(
     mosquitto, tmp_path
 ):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=4.0,
-    )
+    options = service_options(mosquitto.url, tmp_path, time_scale=4.0)
     with virtual_tables(options) as (service, virtual), chromium() as browser:
         base = service.service.http_url
         table = browser.new_context(**SCREEN).new_page()

@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
-from support.service import RunningService
-
-from bosun.demo.runner import add_virtual_tables
-from bosun.service import ServiceOptions
+from support.service import service_options, with_virtual_table
 
 SCALE = 4.0  # each 500 ms measurement of the virtual harbour takes 125 ms
 
 
 @pytest.fixture
 def harbour(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=SCALE,
-    )
-    with RunningService(options) as running:
-        future = asyncio.run_coroutine_threadsafe(
-            add_virtual_tables(running.service, 1, seed=5, game="montego-bay"), running.loop
-        )
-        tables = future.result(30)
-        running.wait_for("demo-1", lambda s: s["ship"]["online"])
-        yield running, tables[0]
-        for table in tables:
-            asyncio.run_coroutine_threadsafe(table.stop(), running.loop).result(10)
+    options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
+    with with_virtual_table(options, seed=5, game="montego-bay") as running:
+        yield running
 
 
 def step(service, name: str = "", body: dict | None = None, status: int = 200) -> dict:

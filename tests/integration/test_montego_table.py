@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.service import BrokerShip, RunningService
+from support.service import BrokerShip, RunningService, service_options
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
 from bosun.games.match import Match
 from bosun.referee.montego_bay import BARREL_G
-from bosun.service import ServiceOptions
 from bosun.tables import TableConfig, default_seats
 
 BOSUN = str(Path(sys.executable).parent / "bosun")
@@ -65,12 +64,7 @@ def test_mb15_a_whole_game_on_a_virtual_harbour_every_decision_matching_the_trut
 @pytest.fixture
 def harbour(mosquitto, tmp_path):
     table = TableConfig(id="h1", game="montego-bay", players=default_seats(PLAYERS))
-    options = ServiceOptions(
-        tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-    )
+    options = service_options(mosquitto.url, tmp_path, [table])
     with RunningService(options) as running:
         ship = BrokerShip(mosquitto.host, mosquitto.port, "h1")
         running.wait_for("h1", lambda s: s["ship"]["online"])

@@ -6,10 +6,9 @@ import json
 import time
 
 import pytest
-from support.service import BrokerShip, RunningService
+from support.service import BrokerShip, RunningService, service_options
 
 from bosun.games.match import Match, replay
-from bosun.service import ServiceOptions
 from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
 from shipsense.protocol import TRACE_COLUMNS
@@ -20,12 +19,7 @@ PLAYERS = ["ann", "bob", "cy"]
 @pytest.fixture
 def service(mosquitto, tmp_path):
     table = TableConfig(id="t1", players=default_seats(PLAYERS), settle_s=0)
-    options = ServiceOptions(
-        tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-    )
+    options = service_options(mosquitto.url, tmp_path, [table])
     with RunningService(options) as running:
         yield running
 

@@ -6,11 +6,9 @@ import asyncio
 import time
 
 import pytest
-from support.service import RunningService
+from support.service import RunningService, service_options, with_virtual_table
 
-from bosun.demo.runner import add_virtual_tables
 from bosun.demo.ship_node import VirtualShipNode
-from bosun.service import ServiceOptions
 from bosun.tables import load_tables
 
 SCALE = 4.0  # ship seconds a real second: each 500 ms measurement takes 125 ms
@@ -50,22 +48,9 @@ def reading(state: dict, zone: int) -> float | None:
 
 @pytest.fixture
 def demo(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=SCALE,
-    )
-    with RunningService(options) as running:
-        future = asyncio.run_coroutine_threadsafe(
-            add_virtual_tables(running.service, 1, seed=3), running.loop
-        )
-        tables = future.result(30)
-        running.wait_for("demo-1", lambda s: s["ship"]["online"])
-        yield running, tables[0]
-        for table in tables:
-            asyncio.run_coroutine_threadsafe(table.stop(), running.loop).result(10)
+    options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
+    with with_virtual_table(options, seed=3) as running:
+        yield running
 
 
 def test_a_virtual_table_is_tared_calibrated_and_its_pieces_weighed(demo):
@@ -155,11 +140,10 @@ def test_a_configured_tables_weights_are_written_to_its_tables_file(mosquitto, t
         'players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]\n',
         encoding="utf-8",
     )
-    options = ServiceOptions(
-        tables=load_tables(tables_file),
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
+    options = service_options(
+        mosquitto.url,
+        tmp_path,
+        load_tables(tables_file),
         time_scale=SCALE,
         tables_file=str(tables_file),
     )

@@ -8,9 +8,8 @@ import re
 from typing import Any
 
 import pytest
-from support.service import BrokerShip, RunningService
+from support.service import BrokerShip, RunningService, service_options
 
-from bosun.service import ServiceOptions
 from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
 
@@ -21,12 +20,7 @@ SECRET_CARD = 7  # ann's choice in round 2, before bob and cy have chosen
 @pytest.fixture
 def service(mosquitto, tmp_path):
     table = TableConfig(id="t1", players=default_seats(PLAYERS), settle_s=0)
-    options = ServiceOptions(
-        tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-    )
+    options = service_options(mosquitto.url, tmp_path, [table])
     with RunningService(options) as running:
         running.test_ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
         running.wait_for("t1", lambda s: s["ship"]["online"])
@@ -144,12 +138,7 @@ CARDS = {"big", "little", "jack"}
 @pytest.fixture
 def harbour_service(mosquitto, tmp_path):
     table = TableConfig(id="m1", game="montego-bay", players=default_seats(PLAYERS))
-    options = ServiceOptions(
-        tables=[table],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-    )
+    options = service_options(mosquitto.url, tmp_path, [table])
     with RunningService(options) as running:
         running.test_ship = BrokerShip(mosquitto.host, mosquitto.port, "m1")
         running.wait_for("m1", lambda s: s["ship"]["online"])

@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from support.service import RunningService
-
-from bosun.demo.runner import add_virtual_tables
-from bosun.service import ServiceOptions
+from support.service import service_options, with_virtual_table
 
 PLAYERS = ("ann", "bob", "cy")
 
 
 @pytest.fixture
 def demo(mosquitto, tmp_path):
-    options = ServiceOptions(
-        tables=[],
-        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
-        mqtt_url=mosquitto.url,
-        http_port=0,
-        time_scale=4.0,
-    )
-    with RunningService(options) as running:
-
-        async def start():
-            tables = await add_virtual_tables(running.service, 1, seed=1)
-            for player in PLAYERS:  # people hold every seat: no bot moves
-                tables[0].claim(player, True)
-            return tables
-
-        tables = asyncio.run_coroutine_threadsafe(start(), running.loop).result(30)
-        # the detector learns the empty ship's baseline first (a piece in its first half
-        # second reads as weight leaving): people sit down a while after it boots
-        running.wait_for("demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000)
+    options = service_options(mosquitto.url, tmp_path, time_scale=4.0)
+    # people hold every seat (no bot moves), sitting down once the detector knows the ship
+    with with_virtual_table(options, seed=1, people=PLAYERS, baseline=True) as (running, _):
         yield running
-        for table in tables:
-            asyncio.run_coroutine_threadsafe(table.stop(), running.loop).result(10)
 
 
 def test_a_second_tap_waits_until_the_first_piece_is_refereed(demo):

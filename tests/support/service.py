@@ -7,7 +7,9 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +17,62 @@ import paho.mqtt.client as mqtt
 
 from bosun.bus.mqtt import send_without_delay
 from bosun.service import Service, ServiceOptions
+from bosun.tables import TableConfig
+
+
+def service_options(
+    broker_url: str, tmp_path: Path, tables: list[TableConfig] | tuple = (), **more: Any
+) -> ServiceOptions:
+    """A service on the test's broker with a fresh SQLite store and any free web port."""
+    return ServiceOptions(
+        tables=list(tables),
+        db_url=f"sqlite:///{tmp_path / 'bosun.db'}",
+        mqtt_url=broker_url,
+        http_port=0,
+        **more,
+    )
+
+
+@contextmanager
+def with_virtual_table(
+    options: ServiceOptions,
+    *,
+    seed: int = 0,
+    game: str = "riffraff",
+    people: tuple[str, ...] = (),
+    firmware: int = 0,
+    baseline: bool = False,
+    start_timeout_s: float = 30.0,
+) -> Iterator[tuple[RunningService, Any]]:
+    """The service with one virtual table, demo-1 (ann, bob, cy, or as `game` seats it): its
+    ship or harbour on the broker and its bots. `people` hold their seats from the start
+    (their bots never move). Yields once the ship is online, or with `baseline` once the
+    detector has learnt the empty ship (a piece in its first half second reads as weight
+    leaving: people sit down a while after it boots)."""
+    from bosun.demo.runner import add_virtual_tables
+
+    with RunningService(options) as service:
+
+        async def start():
+            tables = await add_virtual_tables(
+                service.service, 1, seed=seed, game=game, firmware=firmware
+            )
+            for player in people:  # before the bots' first step
+                tables[0].claim(player, True)
+            return tables
+
+        tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(start_timeout_s)
+        try:
+            if baseline:
+                service.wait_for(
+                    "demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000
+                )
+            else:
+                service.wait_for("demo-1", lambda s: s["ship"]["online"], timeout_s=30)
+            yield service, tables[0]
+        finally:
+            for table in tables:
+                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(30)
 
 
 class RunningService:
