@@ -217,7 +217,11 @@ class Detector:
         self.table = table
         self.items = None
         self.cargo = Cargo(n_zones)
-        self._floor_g = PLACE_MIN_G  # the lightest load that can be a piece, see _empty_g
+        # Below this (grams from the old level) no piece is where the load was: half the
+        # lightest piece with items (noise, sway and drift stay below it), else the smallest
+        # place. A still load or a loss lighter than this is never a `place` or a `fall`: it
+        # fits no piece (a hand resting on the ship, drift, noise). See set_items.
+        self._floor_g = PLACE_MIN_G
         if items is not None:
             self.set_items(items)
 
@@ -579,9 +583,9 @@ class Detector:
         ):
             # let go of, and back at the old level with nothing seen resting: it was a hand
             # (a touch); if the load rises again from there, that is a new loading
-            if d < self._empty_g():
+            if d < self._floor_g:
                 self._emptied = True
-            elif self._emptied and d > self._empty_g() + self.leave_level:
+            elif self._emptied and d > self._floor_g + self.leave_level:
                 self._emptied = False
                 self.released_k = None
                 self.peak = d
@@ -749,13 +753,6 @@ class Detector:
         plateau[2] = n
         w = n if n < self.place_max_n else self.place_max_n
         plateau[0] = self._mean_total(k, w) - self.base
-
-    def _empty_g(self):
-        """Below this (grams above the old level) no piece is left where the load was: the
-        lightest piece's half with items (noise, sway and drift stay below it), else the
-        smallest place. A still load or a loss lighter than this is never a `place` or a
-        `fall`: it fits no piece (a hand resting on the ship, drift, noise)."""
-        return self._floor_g
 
     def _strayed(self, plateau, start):
         """True if the level left the last still stretch by more than a wobble before this one
@@ -1011,7 +1008,7 @@ class Detector:
             and (plateau is None or not plateau[3])
             and self.released_k is not None
             and self.stable_run == 0
-            and d < self._empty_g()
+            and d < self._floor_g
         ):
             # back at the old level with no still stretch seen since the release: at 10 SPS
             # a piece that tipped off within half a second rested for two samples only
@@ -1062,7 +1059,7 @@ class Detector:
                     self._decide_place(events, k)
                 return False
             if ready and d < plateau[0] - leave_level:
-                self.low_run = self.low_run + 1 if d < self._empty_g() else 0
+                self.low_run = self.low_run + 1 if d < self._floor_g else 0
                 if self.low_run >= self.low_n:
                     level_ref = plateau[0]  # back to the old level: the piece itself left
                 elif self.dropping_k is None:
@@ -1180,7 +1177,7 @@ class Detector:
         drop = 0.0
         for v in change:
             drop -= v
-        empty = self._empty_g()
+        empty = self._floor_g
         below = None
         for i in range(self.n_zones):
             could = self.ref[i] >= empty and self.ref[i] >= 0.5 * grams[i]
@@ -1369,12 +1366,12 @@ class Detector:
         if self.leave["zones"][0] != zone:
             return False
         rest = grams - drop
-        if rest < self._empty_g() or _fit_errors(rest, self.items) > FRESH_FIT_ERRORS:
+        if rest < self._floor_g or _fit_errors(rest, self.items) > FRESH_FIT_ERRORS:
             return False
         for z in self.leave["zones"]:
             aboard = list(self.cargo.zones[z + 1])
             if z == zone:
-                if self.ref[zone] - grams < self._empty_g():
+                if self.ref[zone] - grams < self._floor_g:
                     continue  # the zone held nothing before this piece: nothing else to go
                 if item in aboard:
                     aboard.remove(item)
