@@ -45,3 +45,10 @@ def test_tables_says_when_no_service_answers(tmp_path, monkeypatch, capsys):
     assert main(["tables", "--service", f"http://127.0.0.1:{port}"]) == 1
     said = capsys.readouterr().out
     assert "no tables" in said and f"no service answers at http://127.0.0.1:{port}" in said
+
+
+def test_demo_refuses_a_firmware_harbour(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--firmware", "--game", "montego-bay"]) == 2
+    assert "--firmware runs Riff Raff ships" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing was started or written
