@@ -8,18 +8,10 @@ from array import array
 import pytest
 from test_shipsense_signals import ShipSignal
 
+from bosun.sim.params import ITEM_GRAMS
 from shipsense.detector import Detector
 
-ITEMS = {
-    "boat": 11.8,
-    "chest": 9.4,
-    "crate": 7.6,
-    "barrel": 6.1,
-    "plank": 5.2,
-    "sailor": 4.4,
-    "bottle": 3.3,
-    "rat": 2.6,
-}
+ITEMS = dict(ITEM_GRAMS)  # the game set's weights (RR2), as calibrated
 
 
 def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:

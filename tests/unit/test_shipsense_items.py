@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bosun.sim.params import ITEM_GRAMS
 from shipsense.items import Cargo, check_items, name_fall, name_place, place_margin
 
-ITEMS = {
-    "boat": 11.8,
-    "chest": 9.4,
-    "crate": 7.6,
-    "barrel": 6.1,
-    "plank": 5.2,
-    "sailor": 4.4,
-    "bottle": 3.3,
-    "rat": 2.6,
-}
+ITEMS = dict(ITEM_GRAMS)  # the game set's weights (RR2), as calibrated
 
 
 def test_a_clear_weight_names_one_piece():
