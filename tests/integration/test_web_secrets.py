@@ -37,6 +37,22 @@ def first_event(service, path: str) -> str:
     raise AssertionError(f"{path} sent no event")
 
 
+def check_payloads(collected, seats, key, leaks, secret_field: str) -> None:
+    """Every collected answer (name -> (text, the seat it was for, or None)): no other seat's
+    token, never the operator key, and no secret card (`leaks(payload, owner)`; a page that
+    is not JSON must not even name `secret_field`)."""
+    for name, (text, owner) in collected.items():
+        others = [token for player, token in seats.items() if player != owner]
+        assert not [t for t in others if t in text], f"{name} shows another seat's token"
+        assert key not in text, f"{name} shows the operator key"
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            assert f'"{secret_field}"' not in text, name
+            continue
+        assert leaks(payload, owner) == [], name
+
+
 def walk(value: Any, path: str = ""):
     """Every (path, key, value) in a JSON value."""
     if isinstance(value, dict):
@@ -115,18 +131,9 @@ def test_no_page_api_answer_or_stream_shows_a_hidden_card_or_a_token(service):
     assert secret_card_leaks(ann_view, owner=None) != []
     assert len(collected) > 25
 
-    for name, (text, owner) in collected.items():
-        others = [token for player, token in seats.items() if player != owner]
-        assert not [t for t in others if t in text], f"{name} shows another seat's token"
-        assert key not in text, f"{name} shows the operator key"
-        try:
-            payload = json.loads(text)
-        except ValueError:
-            assert '"my_card"' not in text, name
-            continue
-        assert secret_card_leaks(payload, owner) == [], name
-        if name == f"/api/seat/{bob}":
-            assert payload["state"]["my_card"] is None and payload["you"] == "bob"
+    check_payloads(collected, seats, key, secret_card_leaks, "my_card")
+    bob_view = json.loads(collected[f"/api/seat/{bob}"][0])
+    assert bob_view["state"]["my_card"] is None and bob_view["you"] == "bob"
 
 
 # -- Montego Bay: the Big, Little and Lazy Jack cards stay secret until all are in (MB6) -----
@@ -219,18 +226,9 @@ def test_mb6_no_page_api_answer_stream_or_message_shows_cards_before_all_are_in(
         assert montego_card_leaks(ann_view, owner=None) != []
         assert "montego-bay-seat.js" in collected[f"/seat/{bob}"][0]
 
-        for name, (text, owner) in collected.items():
-            others = [token for player, token in seats.items() if player != owner]
-            assert not [t for t in others if t in text], f"{name} shows another seat's token"
-            assert key not in text, f"{name} shows the operator key"
-            try:
-                payload = json.loads(text)
-            except ValueError:
-                assert '"my_cards"' not in text, name
-                continue
-            assert montego_card_leaks(payload, owner) == [], name
-            if name == f"/api/seat/{bob}":
-                assert payload["state"]["my_cards"] == {} and payload["you"] == "bob"
+        check_payloads(collected, seats, key, montego_card_leaks, "my_cards")
+        bob_view = json.loads(collected[f"/api/seat/{bob}"][0])
+        assert bob_view["state"]["my_cards"] == {} and bob_view["you"] == "bob"
         # MQTT carries the public state and the log as it grows: no card before the reveal
         service.wait_for("m1", lambda s: True)
         events = [json.loads(p) for t, p in heard if t.endswith("/game/event")]
