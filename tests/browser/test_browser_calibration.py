@@ -4,6 +4,7 @@ zone, pieces weighed, the result stored with the table and used by the referee."
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from browser_kit import SCREEN, chromium, screenshot, virtual_tables
@@ -18,6 +19,13 @@ def table(mosquitto, tmp_path):
     options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
     with virtual_tables(options, seed=7) as running:
         yield running
+
+
+def wait_until_true(condition, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)  # polling the virtual ship: it has nothing to wait on
 
 
 def measure(page, button: str) -> None:
@@ -46,6 +54,10 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
         message = page.locator("#wizard-message")
 
         page.click('button[data-hand="clear"]')
+        # people wait for the cleared ship to stop swaying before they tare it (a tare taken
+        # while it still swings is off by a fraction of a gram, the firmware's "steady" rule
+        # allows 3 g of spread)
+        wait_until_true(lambda: service.call(lambda: node.ship.settled and not node.hand_loads))
         measure(page, "#tare")
         expect(page.locator("#tare-state")).to_contain_text("tared at")
         expect(message).to_contain_text("tared")
