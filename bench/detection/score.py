@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bosun.sim.geometry import ZONE_HEIGHT_M
 from bosun.sim.params import LEVELS
+from shipsense.geometry import ZONE_HEIGHT_M
 from shipsense.items import name_fall
 
 PLACE_EARLY_MS = 1000.0  # a place decided this long before the hand left still counts (wrong)

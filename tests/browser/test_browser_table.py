@@ -20,8 +20,8 @@ from browser_kit import (
 from playwright.sync_api import expect
 from support.service import BrokerShip, RunningService, service_options
 
-from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import ITEM_GRAMS as W
 
 PLAYERS = ["ann", "bob", "cy"]
 LATENCY_LIMIT_MS = 100

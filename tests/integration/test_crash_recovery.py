@@ -13,7 +13,7 @@ import httpx
 from support.service import BrokerShip
 
 from bosun.bus.broker import free_port, wait_for_port
-from bosun.sim.params import ITEM_GRAMS as W
+from shipsense.pieces import ITEM_GRAMS as W
 
 BOSUN = str(Path(sys.executable).parent / "bosun")
 TABLES = """

@@ -15,8 +15,8 @@ from support.service import BrokerShip, RunningService, service_options
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
 from bosun.games.match import Match
-from bosun.referee.montego_bay import BARREL_G
 from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import BARREL_G
 
 BOSUN = str(Path(sys.executable).parent / "bosun")
 PLAYERS = ["ann", "bob", "cy"]

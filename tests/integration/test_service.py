@@ -12,8 +12,8 @@ from support.service import BrokerShip, RunningService
 
 from bosun.referee.riffraff import FALL_EPISODE_MS
 from bosun.service import ServiceOptions
-from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import ITEM_GRAMS as W
 
 PLAYERS = ["ann", "bob", "cy"]
 

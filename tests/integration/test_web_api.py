@@ -9,8 +9,8 @@ import pytest
 from support.service import BrokerShip, RunningService, service_options
 
 from bosun.games.match import Match, replay
-from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import ITEM_GRAMS as W
 from shipsense.protocol import TRACE_COLUMNS
 
 PLAYERS = ["ann", "bob", "cy"]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from support.service import BrokerShip, RunningService, service_options
 
-from bosun.sim.params import ITEM_GRAMS as W
 from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import ITEM_GRAMS as W
 
 PLAYERS = ["ann", "bob", "cy"]
 SECRET_CARD = 7  # ann's choice in round 2, before bob and cy have chosen

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from bosun.sim import ShipParams, VirtualShip
-from bosun.sim.geometry import ZONE_HEIGHT_M, drop_ms
 from bosun.sim.params import HandParams, SensorParams, SwayParams
+from shipsense.geometry import ZONE_HEIGHT_M, drop_ms
 
 GENTLE = HandParams(set_ms=(0.5, 0.5))  # no press, no ringing, no impact spikes
 

@@ -33,8 +33,8 @@ from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.tables import TableConfig
+from shipsense.pieces import BARREL_G
 
-BARREL_G = 2.2  # a Montego Bay barrel, until the table's calibration says otherwise
 QUIET_MS = 1500  # the harbour still for this long after barrels moved: the move is done
 # After a page answer, how long the harbour may stay still without bearing it out: every
 # barrel moved meanwhile gives the people at the table that long again.

@@ -25,9 +25,9 @@ from bosun.referee import effects as fx
 from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
-from bosun.sim.params import ITEM_GRAMS
 from bosun.tables import TableConfig
 from shipsense.items import name_fall, name_place
+from shipsense.pieces import ITEM_GRAMS
 
 # Pieces from the top yard reach the table ~250 ms after leaving; the detector confirms a fall
 # ~350 ms after it left, and weighs what landed once the mat has settled, up to ~1.2 s after

@@ -17,29 +17,14 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from bosun.sim.geometry import NEIGHBOURS
+from shipsense.geometry import NEIGHBOURS
+from shipsense.pieces import BARREL_G, ITEM_GRAMS, ITEMS
 
-ITEMS = ("boat", "barrel", "bottle", "crate", "chest", "plank", "sailor", "rat")  # RR2
+__all__ = ["ITEMS", "ITEM_GRAMS"]  # re-exported: bosun.sim's users get the pieces from here
 
-# Default grams per item type: small pieces of beech (~0.7 g/cm3), from a 2.6 g rat (~4 cm3)
-# to an 11.8 g boat (~17 cm3). Deliberately close calls: rat/bottle 0.7 g apart,
-# sailor/plank 0.8 g, plank/barrel 0.9 g; and for falls of several pieces
-# bottle + sailor (7.7 g) against one crate (7.6 g).
-ITEM_GRAMS = {
-    "boat": 11.8,
-    "chest": 9.4,
-    "crate": 7.6,
-    "barrel": 6.1,
-    "plank": 5.2,
-    "sailor": 4.4,
-    "bottle": 3.3,
-    "rat": 2.6,
-}
-
-# Montego Bay's harbour (the `harbour` preset): a barrel weighs the same as the Montego Bay
-# referee's default (bosun.referee.montego_bay.BARREL_G), and 16 barrels a player (MB16) for
-# up to 4 players are on hand.
-HARBOUR_ITEM_GRAMS = {"barrel": 2.2}
+# Montego Bay's harbour (the `harbour` preset): 16 barrels a player (MB16) for up to 4 players
+# are on hand.
+HARBOUR_ITEM_GRAMS = {"barrel": BARREL_G}
 HARBOUR_BARRELS = 64
 HARBOUR_DOCKS = (1, 2, 3, 4)  # dock n is zone n: the hull's four load cells
 

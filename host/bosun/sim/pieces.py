@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bosun.sim.params import ITEMS
+from shipsense.pieces import ITEMS
 
 # Where a piece is. `supply`: in a player's hand or supply (off the table); `aboard`: on a
 # zone (from `ready_us` on: released, or landed after a shift); `moving`: being loaded,

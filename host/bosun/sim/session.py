@@ -20,9 +20,9 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from bosun.sim.geometry import BELOW, ZONES
 from bosun.sim.params import LEVELS, Level
 from bosun.sim.ship import OUTCOMES, Sample, VirtualShip
+from shipsense.geometry import BELOW, ZONES
 
 WIND_DOWN_S = 4.0  # no new action this close to the end, so everything in flight finishes
 

@@ -13,17 +13,6 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from bosun.sim.geometry import (
-    BELOW,
-    MAT_CHANNEL,
-    NEIGHBOURS,
-    YARD_ZONES,
-    ZONE_HEIGHT_M,
-    ZONE_LEVER,
-    ZONES,
-    check_zone,
-    drop_ms,
-)
 from bosun.sim.params import ShipParams
 from bosun.sim.pieces import Piece, calibrated_item_grams, make_pieces
 from bosun.sim.sensors import CHANNELS, LoadCellBank, Piezo
@@ -37,6 +26,17 @@ from bosun.sim.truth import (
     Shift,
     Touch,
     TruthRecord,
+)
+from shipsense.geometry import (
+    BELOW,
+    MAT_CHANNEL,
+    NEIGHBOURS,
+    YARD_ZONES,
+    ZONE_HEIGHT_M,
+    ZONE_LEVER,
+    ZONES,
+    check_zone,
+    drop_ms,
 )
 
 OUTCOMES = ("landed", "caught", "bounced")

@@ -21,13 +21,13 @@ from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
 
 from bosun.games.riffraff import ITEMS
-from bosun.referee.montego_bay import BARREL_G, DOCKS
+from bosun.referee.montego_bay import DOCKS
 from bosun.referee.runtime import TableRuntime
-from bosun.sim.params import ITEM_GRAMS
 from bosun.tables import TableConfigError, save_table_items
 from bosun.web.api import stream
 from bosun.web.context import ApiError, WebContext, json_body, number, whole
 from shipsense import protocol
+from shipsense.pieces import BARREL_G, HARBOUR_ITEMS, ITEM_GRAMS
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,6 @@ COMMAND_TIMEOUT_S = 10.0  # real seconds for the ship to answer a measuring comm
 MAX_KNOWN_G = 5000.0
 MAX_PIECES_WEIGHED = 4
 MIN_ITEM_G, MAX_ITEM_G = 0.2, 1000.0
-HARBOUR_ITEMS = ("barrel",)  # Montego Bay's pieces on the harbour's load cells
 
 
 class CalibrationSession:

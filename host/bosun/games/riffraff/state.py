@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ITEMS = ("boat", "barrel", "bottle", "crate", "chest", "plank", "sailor", "rat")  # RR2
+from shipsense.pieces import ITEMS as ITEMS  # RR2, re-exported for the engine and views
+
 ZONES = tuple(range(1, 11))  # RR1: 1-4 hull quarters, 5-10 the yards
 YARD_ZONES = frozenset(range(5, 11))
 CARD_VALUES = tuple(range(1, 11))  # RR4

@@ -1,13 +1,14 @@
 """Where the ten zones sit on the ship (RR1): heights, levers for sway, neighbours, what is below.
 
+The one description of the ship's shape: the simulator, the detector and the referee read it
+here (the ESP32 runs this file too, so it keeps to MicroPython's subset).
+
 Zones (RR1): 1-4 are the hull deck's quarters, 5-10 sit on the mast's three yards, two zones
 a yard (5-6 lowest, 7-8 middle, 9-10 top). bosun's layout choice, binding for the simulator:
 1 = fore-port, 2 = fore-starboard, 3 = aft-port, 4 = aft-starboard; on every yard the odd
 zone is port, the even zone starboard. A piece knocked off a yard drops onto a lower zone on
 the same side (a `shift`), or off the ship onto the table (a `fall`).
 """
-
-from __future__ import annotations
 
 import math
 
@@ -66,12 +67,12 @@ NEIGHBOURS = (
 )
 
 
-def drop_ms(height_m: float) -> float:
+def drop_ms(height_m):
     """Free-fall time over `height_m`."""
     return 1000.0 * math.sqrt(2.0 * max(height_m, 0.0) / GRAVITY_M_S2)
 
 
-def check_zone(zone: object) -> int:
+def check_zone(zone):
     """`zone` as an int 1..10, or ValueError naming what was wrong."""
     if isinstance(zone, bool) or not isinstance(zone, int) or zone not in ZONES:
         raise ValueError(f"zone must be a whole number 1-10, not {zone!r}")
