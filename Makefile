@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages run test lint format clean schematics firmware-check flash
+.PHONY: setup system-packages run test test-busy lint format clean schematics firmware-check flash
 
 setup: $(STAMP)
 
@@ -37,6 +37,12 @@ run: setup
 
 test: setup system-packages lint
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+# The whole suite BUSY_RUNS times in a row with a CPU-bound process beside it (a busy laptop or
+# CI machine); stops at the first failure and prints each run's time (bench/README.md).
+BUSY_RUNS ?= 3
+test-busy: setup system-packages lint
+	$(BIN)/python tests/support/busy_machine.py --runs $(BUSY_RUNS) -- $(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
