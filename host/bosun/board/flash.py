@@ -98,13 +98,12 @@ def restart_ship(port: str) -> None:
     mpremote(port, "fs", "rm", ":maintenance", "+", "reset")
 
 
-def deploy_romfs(port: str, image: Path) -> None:
-    """Steps 2 of `--romfs`: check the board, give it a romfs partition if needed, deploy."""
-    found = romfs.parse_probe(mpremote(port, "exec", romfs.PROBE))
+def deploy_romfs(port: str, image: Path, esptool: str) -> None:
+    """Step 2 of `--romfs`: check the board, give it a romfs partition if needed, deploy."""
     try:
+        found = romfs.parse_probe(mpremote(port, "exec", romfs.PROBE))
         needs_table = romfs.check_probe(found)
         if needs_table:
-            esptool = tool("esptool")
             with tempfile.TemporaryDirectory(prefix="bosun-flash-") as tmp:
                 print("flash: reading the partition table (esptool)")
                 current = romfs.read_table(esptool, port, Path(tmp))
@@ -127,6 +126,7 @@ def flash(port: str, build_dir: Path, frozen: bool = False, use_romfs: bool = Fa
         raise SystemExit(f"no build in {build_dir}: run `python -m bosun.board.flash build` first")
     image = build_dir / "firmware.romfs"
     if use_romfs:
+        esptool = tool("esptool")  # before the ship is stopped: a missing tool changes nothing
         try:
             romfs.build_image(build_dir, image, tool("mpremote"))
         except romfs.RomfsError as error:
@@ -135,7 +135,7 @@ def flash(port: str, build_dir: Path, frozen: bool = False, use_romfs: bool = Fa
     mpremote(port, "exec", "open('maintenance', 'w').close()", "+", "reset")
     time.sleep(2)
     if use_romfs:
-        deploy_romfs(port, image)
+        deploy_romfs(port, image, esptool)
     mpremote(port, "exec", REMOVE_LIB)
     if frozen or use_romfs:
         where = "in the ROMFS partition" if use_romfs else "frozen in the image"
