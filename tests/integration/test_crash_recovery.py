@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-from support.service import CEILING_S, BrokerShip
+import pytest
+from support.service import CEILING_S, WHOLE_GAME_CEILING_S, BrokerShip
 
 from bosun.bus.broker import free_port, wait_for_port
 from shipsense.pieces import ITEM_GRAMS as W
@@ -49,6 +50,7 @@ def until(fetch, condition, timeout_s=CEILING_S):
         time.sleep(0.02)
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_killed_service_resumes_every_game_exactly(tmp_path, mosquitto, store_url):
     (tmp_path / "bosun.toml").write_text(TABLES)
     port = free_port()
