@@ -238,8 +238,13 @@ class VirtualTablePlayers(TableBots):
                 tally.falls += 1
                 tally.caught += len(action["caught"])
                 truth = self._expected_falls.pop(0)[1] if self._expected_falls else None
-                decided = {"fallen": sorted(action["fallen"]), "caught": sorted(action["caught"])}
+                decided = {key: sorted(_kinds(action[key])) for key in ("fallen", "caught")}
                 if truth != decided:
                     tally.mismatches.append({"kind": "fall", "truth": truth, "referee": decided})
             elif kind == "undo":
                 tally.mismatches.append({"kind": "undo", "referee": action})
+
+
+def _kinds(pieces: list) -> list[str]:
+    """The kinds of a fall's pieces, named {"item", "zone"} (RR13a) or by kind alone."""
+    return [p["item"] if isinstance(p, dict) else p for p in pieces]

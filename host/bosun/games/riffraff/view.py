@@ -53,6 +53,7 @@ def build_view(s: RiffRaffState, viewer: str | None = None) -> dict[str, Any]:
         # RR14: whose supply cargo falling now goes to (the previous player's when the open
         # turn's player has loaded nothing yet); null before the first turn and at the end
         "falls_to": s.falls_to() if s.phase != "over" else None,
+        "fall_ends_turn": s.phase == "turn" and not s.late_fall(),  # RR11, or a late fall
         "winners": list(s.winners),
     }
     if viewer is not None and viewer in s.players:
