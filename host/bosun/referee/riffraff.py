@@ -126,8 +126,8 @@ class RiffRaffTable(TableReferee):
         player, target = view["turn"], view["target_zone"]
         if zone != target:
             text = (
-                f"{player} placed {grams:.1f} g on zone {zone}, but their card is {target} "
-                f"(RR10). Count it as loaded on zone {target}, or take it off?"
+                f"{player} placed {grams:.1f} g on zone {zone}, not on the zone of their card "
+                "(RR10). Count it as their load, or take it off?"
             )
             data = {"zone": zone, "grams": grams, "player": player}
             return [self.flag("wrong_zone", text, ["count", "removed"], data)]
@@ -142,12 +142,13 @@ class RiffRaffTable(TableReferee):
         out = self.submit({"type": "load", "player": player, "zone": zone, "item": item})
         if not any(e.kind == fx.ACTION for e in out):
             return out
-        out.append(feed(f"{player} loaded a {item} ({grams:.1f} g) on zone {zone}", rule="RR8"))
+        # No zone in the line: the zone is the card (RR8), face down after the round (RR7)
+        out.append(feed(f"{player} loaded a {item} ({grams:.1f} g)", rule="RR8"))
         if ambiguous:
             out.append(
                 self.flag(
                     "which_item",
-                    f"{grams:.1f} g on zone {zone}: the referee says {item}"
+                    f"{player} loaded {grams:.1f} g: the referee says {item}"
                     + (f", but it could be {' or '.join(others)}" if others else "")
                     + ". Confirm or correct.",
                     ["confirm", *others],
