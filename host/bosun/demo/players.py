@@ -127,7 +127,10 @@ class VirtualTablePlayers(TableBots):
             key = ("card", state["round"], player)
             if player in self.humans or info["chosen"] or key in self._asked:
                 continue
-            unused = [v for v in range(1, 11) if v not in info["played"]]
+            # RR7: the public state shows only the last round's card; the seat sees its own
+            own = await self._get(f"/api/seat/{self._seats[player]}")
+            played = own["state"]["players"][player]["played"]
+            unused = [v for v in range(1, 11) if v not in played]
             await self._ask_once(key, player, {"type": "card", "value": self.rng.choice(unused)})
 
     async def _decide(self, state: dict[str, Any]) -> None:
