@@ -327,8 +327,12 @@ def test_mb6_no_page_api_answer_stream_or_message_shows_cards_before_all_are_in(
             f"/api/games/{game_id}",
             "/api/stats",
             f"/api/games/{game_id}/log.jsonl",  # refused while running, without the key
+            f"/api/games/{game_id}/trace.csv",
+            "/api/health",
             "/api/tables/m1/seats",
             "/api/tables/m1/seat-links",
+            "/api/tables/m1/calibration",
+            "/tables/m1/calibrate",
         ):
             get(path)
         collected["/api/tables/m1/stream"] = (first_event(service, "/api/tables/m1/stream"), None)

@@ -270,3 +270,18 @@ def test_only_a_fall_takes_a_correction():
     (flag,) = kinds(place(t, 7, "barrel", 100), fx.FLAG)
     with pytest.raises(Rejected, match="answer one of"):
         answer(t, flag, option="correct", fallen=[])
+
+
+def test_rr14_weight_leaving_after_the_turn_flashes_in_the_previous_players_colour():
+    t = table(settle_s=0)
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "barrel", 100)  # bob's turn ends, cy's opens
+    out = t.on_ship_event({"type": "leaving", "grams": 3.0, "zones": [8]}, 600)
+    bob = leds.rgb(t.config.colour_of("bob"))
+    assert kinds(out, fx.LED)[-1] == {"cmd": "led", "show": "fall", "color": bob}
+    t.on_ship_event({"type": "stay", "grams": 3.0}, 700)  # it stayed: nothing fell
+    t2 = table(settle_s=3)
+    choose(t2, ann=3, bob=8, cy=5)
+    place(t2, 8, "barrel", 100)  # in bob's own window: his turn's fall, plain red (RR11)
+    out = t2.on_ship_event({"type": "leaving", "grams": 3.0, "zones": [8]}, 600)
+    assert kinds(out, fx.LED)[-1] == leds.fall()

@@ -164,9 +164,17 @@ class RiffRaffTable(TableReferee):
         self.leaving_since_ms = now_ms
         grams = float(event.get("grams", 0.0))
         return [
-            *self.led(leds.fall(), force=True),
+            *self.led(self._fall_flash(), force=True),
             feed(f"{grams:.1f} g leaving the ship", level="warning"),
         ]
+
+    def _fall_flash(self) -> dict[str, Any]:
+        """The LEDs' fall flash: in the previous player's colour when it would be a late fall
+        (RR14: theirs, and the open turn goes on)."""
+        view = self.view
+        if view["fall_ends_turn"] or view["falls_to"] is None:
+            return leds.fall()
+        return leds.fall(self.config.colour_of(view["falls_to"]))
 
     def _ship_shift(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         """RR13: a piece dropped or slid onto another zone and stayed aboard; the game moves
@@ -231,12 +239,11 @@ class RiffRaffTable(TableReferee):
         where = f" from zone{'s' if len(zones) > 1 else ''} {', '.join(map(str, zones))}"
         if episode.late and episode.player is not None:
             # RR14: it is the previous player's; the LEDs flash in their colour
-            colour = self.config.colour_of(episode.player)
             text = f"{grams:.1f} g fell off the ship{where if zones else ''} after "
             text += f"{episode.player}'s turn: theirs (RR14)"
-            return [*self.led(leds.fall(colour)), feed(text, level="warning", rule="RR14")]
+            return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR14")]
         text = f"{grams:.1f} g fell off the ship{where if zones else ''}"
-        return [*self.led(leds.fall()), feed(text, level="warning", rule="RR11")]
+        return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR11")]
 
     def _ship_land(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         grams = event.get("grams")
