@@ -285,3 +285,38 @@ def test_rr14_weight_leaving_after_the_turn_flashes_in_the_previous_players_colo
     place(t2, 8, "barrel", 100)  # in bob's own window: his turn's fall, plain red (RR11)
     out = t2.on_ship_event({"type": "leaving", "grams": 3.0, "zones": [8]}, 600)
     assert kinds(out, fx.LED)[-1] == leds.fall()
+
+
+@pytest.mark.parametrize("reported", [True, False])
+def test_rr11_a_piece_that_falls_as_it_is_let_go_is_the_active_players_load_and_fall(reported):
+    # with "immediately" cy's turn opens as bob's piece rests; her rat topples from zone 5 as
+    # she lets go, before it ever came to rest: no place, but zone 5 is empty in the game
+    t = table(settle_s=0)
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "barrel", 100)
+    pieces = [{"zone": 5, "grams": W["rat"]}] if reported else None
+    event = {"grams": W["rat"], "zones": [5], **({"pieces": pieces} if pieces else {})}
+    fall(t, 900, **event)
+    t.on_ship_event({"type": "land", "grams": W["rat"]}, 1000)
+    out = settle(t, 900)
+    assert actions(out) == [
+        {"type": "load", "player": "cy", "zone": 5, "item": "rat"},
+        {"type": "fall", "player": "cy", "fallen": [P("rat", 5)], "caught": []},
+    ]
+    view = t.view
+    assert view["turn"] == "ann" and view["players"]["cy"]["supply"] == 8  # RR11, RR13
+    assert view["players"]["bob"]["supply"] == 7 and view["ship"]["8"] == ["barrel"]
+
+
+def test_rr14_a_fall_from_the_open_turns_zone_holding_a_piece_is_still_a_late_fall():
+    t = table(settle_s=0)
+    choose(t, ann=9, bob=5, cy=5)  # bob and cy tied on 5: the captain, ann, picks (RR6)
+    place(t, 9, "boat", 50)
+    t.on_input("ann", {"type": "next", "player": "bob"}, 60)
+    place(t, 5, "barrel", 100)  # bob's; then cy's turn on the same zone
+    assert t.view["turn"] == "cy" and t.view["target_zone"] == 5
+    fall(t, 900, grams=W["barrel"], zones=[5])
+    t.on_ship_event({"type": "land", "grams": W["barrel"]}, 1000)
+    (action,) = actions(settle(t, 900))
+    assert action == {"type": "fall", "player": "bob", "fallen": [P("barrel", 5)], "caught": []}
+    assert t.view["turn"] == "cy"

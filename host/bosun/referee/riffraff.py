@@ -315,9 +315,9 @@ class RiffRaffTable(TableReferee):
 
     def _settle_fall(self, now_ms: int) -> list[Effect]:
         episode, self.episode = self.episode, None
+        out = self._unrested_load(episode)
         view = self.view
         player = view["falls_to"]
-        out: list[Effect] = []
         if player is None:
             out.append(feed("weight left the ship before anyone loaded: ignored", "warning"))
         else:
@@ -325,6 +325,38 @@ class RiffRaffTable(TableReferee):
         for event in self.held_events:
             out += self.on_ship_event(event, now_ms)
         self.held_events = []
+        return out
+
+    def _unrested_load(self, episode: FallEpisode) -> list[Effect]:
+        """A piece that fell from the open turn's zone as it was let go, before it ever came
+        to rest (no `place`): the zone is empty in the game, so it was the active player's.
+        It is their load, and then their fall (RR8, RR11), not the previous player's."""
+        view = self.view
+        target = view["target_zone"]
+        if view["phase"] != "turn" or view["pieces_loaded"] or target not in episode.zones:
+            return []
+        if view["ship"][str(target)]:
+            return []  # a piece the game has there may have toppled late (RR14)
+        grams = [
+            float(piece["grams"])
+            for event in episode.events
+            for piece in (event.get("pieces") or [])
+            if isinstance(piece, dict)
+            and piece.get("zone") == target
+            and isinstance(piece.get("grams"), (int, float))
+        ]
+        if not grams and episode.zones == {target}:
+            grams = [episode.left_g]
+        supply = view["players"][view["turn"]]["items"]
+        candidates = {item: self.item_grams[item] for item in ITEMS if supply[item] > 0}
+        if not grams or not candidates:
+            return []
+        item, _, _ = name_place(grams[0], candidates)
+        load = {"type": "load", "player": view["turn"], "zone": target, "item": item}
+        out = self.submit(load)
+        if any(e.kind == fx.ACTION for e in out):
+            text = f"{view['turn']}'s {item} fell as it was let go, before it came to rest"
+            out.append(feed(text, level="warning", rule="RR11"))
         return out
 
     def _decide_fall(self, player: str, episode: FallEpisode) -> list[Effect]:
