@@ -188,3 +188,22 @@ def test_stats_count_falls_by_zone_and_item_and_win_rates_of_finished_games():
     # every ended turn counts: 3 per game in round 1, and bob's turn ended by his fall
     assert stats["turn_time"]["turns"] == 3 + 4 + 3
     assert stats["turn_time"]["mean_ms"] > 0
+
+
+def test_mb6_a_montego_bay_timeline_hides_cards_not_yet_revealed_while_it_runs():
+    from bosun.games.match import Match
+
+    match = Match()
+    match.submit({"type": "setup", "game": "montego-bay", "players": ["ann", "bob"], "seed": 3})
+    for player in ("ann", "bob"):
+        match.submit({"type": "hire", "player": player, "worker": None})
+    match.submit({"type": "cards", "player": "ann", "big": 3, "little": 4})
+    lines = [{"player": "ann", "value": {"big": 3, "little": 4}}]
+    timeline = {"rounds": [{"round": 1, "cards": lines}], "turns": []}
+    running = match.game.timeline_view(match.state, timeline, running=True)
+    assert running["rounds"][0]["cards"] == [{"player": "ann", "value": None, "hidden": True}]
+    own = match.game.timeline_view(match.state, timeline, running=True, viewer="ann")
+    assert own["rounds"][0]["cards"][0]["value"] == {"big": 3, "little": 4}
+    over = match.game.timeline_view(match.state, timeline, running=False)
+    assert over["rounds"][0]["cards"][0]["value"] == {"big": 3, "little": 4}
+    assert timeline["rounds"][0]["cards"] == lines  # the filter copies, never edits
