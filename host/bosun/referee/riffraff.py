@@ -240,7 +240,7 @@ class RiffRaffTable(TableReferee):
         if episode.late and episode.player is not None:
             # RR14: it is the previous player's; the LEDs flash in their colour
             text = f"{grams:.1f} g fell off the ship{where if zones else ''} after "
-            text += f"{episode.player}'s turn: theirs (RR14)"
+            text += f"{episode.player}'s turn: theirs"
             return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR14")]
         text = f"{grams:.1f} g fell off the ship{where if zones else ''}"
         return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR11")]
