@@ -22,6 +22,7 @@ from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.store import Store
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 log = logging.getLogger(__name__)
 
@@ -140,13 +141,18 @@ class Service:
         if runtime is None:
             self.foreign_messages[message.table_id] += 1
             if self.foreign_messages[message.table_id] == 1:
-                log.warning("ignoring messages for unknown table %r", message.table_id[:40])
+                try:
+                    protocol.check_table_id(message.table_id)
+                    why = "no such table here"
+                except protocol.ProtocolError as problem:
+                    why = str(problem)
+                log.warning("ignoring messages for table %r: %s", message.table_id[:40], why)
             return
         try:
-            runtime.on_ship_message(message.kind, message.payload)
+            runtime.on_ship_message(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others
-            log.exception("table %s failed on a %s message", message.table_id, message.kind)
-            runtime.report_failure(f"a {message.kind} message from the ship")
+            log.exception("table %s failed on a %s message", message.table_id, message.name)
+            runtime.report_failure(f"a {message.name} message from the ship")
 
     async def stop(self) -> None:
         for runtime in self.tables.values():

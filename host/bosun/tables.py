@@ -21,8 +21,9 @@ import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from bosun.games.base import MAX_NAME_LEN, describe_validation_error
+from shipsense.protocol import TABLE_ID_PATTERN
 
-TableId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
+TableId = Annotated[str, StringConstraints(pattern=TABLE_ID_PATTERN)]
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 PlayerName = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_NAME_LEN, pattern=r"^[^\x00-\x1f]+$")

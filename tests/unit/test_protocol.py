@@ -139,3 +139,58 @@ def test_serial_lines_carry_topic_and_message():
         protocol.decode_line('{"topic": "game/state", "msg": {}}')
     with pytest.raises(protocol.ProtocolError):
         protocol.decode_line("hello, I am console text")
+
+
+@pytest.mark.parametrize(
+    "msg, problem",
+    [
+        ({"type": "place", "zone": 7}, "'grams'"),
+        ({"type": "place", "zone": 11, "grams": 2.6}, "'zone' must be a zone 1-10"),
+        ({"type": "place", "zone": "7", "grams": 2.6}, "'zone'"),
+        ({"type": "place", "zone": 7, "grams": 1e6}, "'grams'"),
+        ({"type": "fall", "grams": 2.6, "zones": [3, 12]}, "'zones' holds 12"),
+        ({"type": "fall", "grams": 2.6, "zones": "3"}, "'zones' must be a list"),
+        ({"type": "shift", "from": 9, "grams": 2.6}, "'to'"),
+        ({"type": "land", "grams": "a lot"}, "'grams'"),
+        ({"type": "leaving", "zones": [9]}, "'grams'"),
+        ({"type": "x" * 33}, "'type'"),
+        ({"type": "touch", "boot": "b" * 33}, "boot"),
+        ({"type": "touch", "seq": 2**53 + 1}, "seq"),
+        ({"type": "touch", "t_ms": -1}, "t_ms"),
+    ],
+)
+def test_the_fields_the_referee_acts_on_are_checked_by_the_one_contract(msg, problem):
+    event = {"t_ms": 10, "boot": "b1", "seq": 1, **msg}
+    with pytest.raises(protocol.ProtocolError, match=problem):
+        protocol.check_event(event)
+
+
+def test_events_the_host_acts_on_pass_with_their_optional_fields():
+    for event in (
+        {"type": "land", "grams": None},
+        {"type": "land"},
+        {"type": "fall", "grams": 6.1},
+        {"type": "shift", "from": 9, "to": 7, "grams": 2.6},
+        {"type": "fault", "zone": "mat", "reason": "silent"},  # not acted on: as it is
+    ):
+        msg = {"t_ms": 10, "decided_ms": 12, "boot": "b1", "seq": 2**53, **event}
+        assert protocol.check_event(msg) is msg
+
+
+@pytest.mark.parametrize("text", ['{"t_ms": NaN}', '{"t_ms": Infinity}', "[" * 3000 + "]" * 3000])
+def test_what_json_does_not_have_is_refused(text):
+    with pytest.raises(protocol.ProtocolError, match="JSON|nested"):
+        protocol.decode(text.encode(), limit=10**6)
+
+
+def test_only_a_trace_batch_may_be_longer_than_a_message():
+    assert protocol.max_bytes(protocol.EVENT) == protocol.MAX_PAYLOAD_BYTES == 4096
+    assert protocol.max_bytes(protocol.TRACE) == protocol.MAX_TRACE_BYTES
+    with pytest.raises(protocol.ProtocolError, match="too long"):
+        protocol.decode(b"{}" + b" " * 4096)
+
+
+@pytest.mark.parametrize("table", ["Window", "T1", "-t1", "_t1"])
+def test_one_table_id_rule_refuses_what_no_table_could_match(table):
+    with pytest.raises(protocol.ProtocolError, match="table id"):
+        protocol.check_table_id(table)

@@ -36,6 +36,8 @@ reached the broker). Lines that are not JSON are console text for people.
 
 import json
 
+from shipsense.geometry import ZONES
+
 VERSION = 1
 ROOT = "bosun"
 
@@ -62,6 +64,7 @@ DELIVERY = {
     GAME_EVENT: (1, False),
 }
 SHIP_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT)
+GAME_TOPICS = (GAME_STATE, GAME_EVENT)
 SERIAL_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT, CMD, LINK_HELLO, LINK_ACK)
 
 LWT = {"online": False}
@@ -81,17 +84,32 @@ TRACE_COLUMNS = (
     "impact",
 )
 
+# Limits of what may cross the wire, one set for both sides (the ship builds within them, the
+# host refuses anything beyond them; issue 14's link adds rate limits on top).
+MAX_PAYLOAD_BYTES = 4096  # any one message, JSON text; the ESP32 parses commands in its heap
+MAX_TRACE_BYTES = 65536  # but a `ship/trace` batch of raw samples (the host's to take)
 MAX_TABLE_ID = 32
 MAX_BOOT_ID = 32
-MAX_ZONES = 16
+MAX_EVENT_TYPE = 32
+MAX_SEQ = 2**53  # events are numbered 1, 2, 3, ... within a boot; JSON keeps this exact
+MAX_T_MS = 1.0e11  # ship milliseconds since boot: three and a half years; beyond, corrupt
+MAX_EVENT_GRAMS = 5000.0  # far above anything a ship can hold; beyond it a reading is broken
+MAX_EVENT_ZONES = len(ZONES)  # zones an event may name, 1..10 (RR1)
+MAX_ZONES = 16  # zones a ship may be built with (one HX711 a zone), for commands
 MAX_ID_LENGTH = 64
 MAX_ITEM_NAME = 40
 MAX_KEY_LENGTH = 64
 MAX_RESEND = 1000
 MAX_CALIBRATION_GRAMS = 100000
 MAX_COUNTDOWN_S = 120
-MAX_PAYLOAD_BYTES = 4096
-TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+# Table ids: 1-32 of lower-case letters, digits, '_' and '-', starting with a letter or a
+# digit. One rule for the ship's config.json, the host's tables file, topics and the API, so a
+# ship is always matched by the table of the same name ("Window" is refused everywhere).
+TABLE_ID_FIRST = "abcdefghijklmnopqrstuvwxyz0123456789"
+TABLE_ID_CHARACTERS = TABLE_ID_FIRST + "_-"
+# The same rule as a regular expression, for schemas (tests prove the two agree).
+TABLE_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0," + str(MAX_TABLE_ID - 1) + "}$"
 
 LED_SHOWS = ("off", "prompt", "countdown", "fall", "winner", "error")
 
@@ -151,13 +169,18 @@ def is_number(value):
 
 
 def check_table_id(table):
-    """`table` if it is a valid table id (1-32 of letters, digits, `_`, `-`), else ProtocolError."""
+    """`table` if it is a valid table id (TABLE_ID_CHARACTERS), else ProtocolError saying why."""
     if not isinstance(table, str) or not 1 <= len(table) <= MAX_TABLE_ID:
         raise ProtocolError(f"table id must be 1-{MAX_TABLE_ID} characters, not {table!r}")
+    if table[0] not in TABLE_ID_FIRST:
+        raise ProtocolError(
+            f"table id {table!r} must start with a lower-case letter or a digit (not {table[0]!r})"
+        )
     for c in table:
         if c not in TABLE_ID_CHARACTERS:
             raise ProtocolError(
-                f"table id {table!r} may hold only letters, digits, '_' and '-' (not {c!r})"
+                f"table id {table!r} may hold only lower-case letters, digits, '_' and '-'"
+                f" (not {c!r})"
             )
     return table
 
@@ -183,10 +206,29 @@ def encode(msg):
 LWT_PAYLOAD = encode(LWT)
 
 
-def decode(payload, what="message"):
-    """The JSON object in `payload` (bytes or str); ProtocolError saying what was wrong."""
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a number")
+
+
+# CPython's json reads NaN and Infinity, which JSON does not have: refuse them where the
+# parser can be told (MicroPython's json takes no keywords, and its ship never sends them).
+try:
+    json.loads("1", parse_constant=_refuse_constant)
+    _STRICT_JSON = {"parse_constant": _refuse_constant}
+except TypeError:
+    _STRICT_JSON = {}
+
+
+def max_bytes(name):
+    """The longest payload a message on topic `name` (like `ship/trace`) may have."""
+    return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
+
+
+def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
+    """The JSON object in `payload` (bytes or str, at most `limit` long); ProtocolError saying
+    what was wrong."""
     if isinstance(payload, (bytes, bytearray, memoryview)):
-        if len(payload) > MAX_PAYLOAD_BYTES:
+        if len(payload) > limit:
             raise ProtocolError(f"{what} is too long ({len(payload)} bytes)")
         try:
             payload = bytes(payload).decode()
@@ -194,12 +236,14 @@ def decode(payload, what="message"):
             raise ProtocolError(f"{what} is not UTF-8 text") from None
     elif not isinstance(payload, str):
         raise ProtocolError(f"{what} must be text, not {type(payload).__name__}")
-    if len(payload) > MAX_PAYLOAD_BYTES:
+    if len(payload) > limit:
         raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
     try:
-        msg = json.loads(payload)
+        msg = json.loads(payload, **_STRICT_JSON)
     except ValueError:
         raise ProtocolError(f"{what} is not valid JSON") from None
+    except RuntimeError:  # nested too deep for the parser (CPython's RecursionError too)
+        raise ProtocolError(f"{what} is nested too deeply") from None
     if not isinstance(msg, dict):
         raise ProtocolError(f"{what} must be a JSON object")
     return msg
@@ -217,25 +261,107 @@ def event_message(event, boot, seq):
 
 
 def check_boot(boot):
+    """`boot` if it is a boot id (1-32 characters), else ProtocolError."""
     if not isinstance(boot, str) or not 1 <= len(boot) <= MAX_BOOT_ID:
         raise ProtocolError(f"boot must be an id of 1-{MAX_BOOT_ID} characters, not {boot!r}")
     return boot
 
 
+def check_seq(seq):
+    """`seq` if it is an event number (1..MAX_SEQ), else ProtocolError."""
+    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
+        raise ProtocolError(f"seq must be an integer from 1, not {seq!r}")
+    return seq
+
+
+def _ship_time(kind, msg, name):
+    value = msg[name]
+    if not is_number(value) or not 0 <= value <= MAX_T_MS:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be ship milliseconds from 0 to 1e11, not {value!r}"
+        )
+
+
+def _event_zone(kind, msg, name):
+    value = msg.get(name)
+    if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be a zone 1-{MAX_EVENT_ZONES}, not {value!r}"
+        )
+
+
+def _event_grams(kind, msg, name, required=True):
+    if name not in msg and not required:
+        return
+    value = msg.get(name)
+    if value is None and not required:
+        return
+    if not is_number(value) or not -MAX_EVENT_GRAMS <= value <= MAX_EVENT_GRAMS:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be grams from -{MAX_EVENT_GRAMS:g} to"
+            f" {MAX_EVENT_GRAMS:g}, not {value!r}"
+        )
+
+
+def _event_zones(kind, msg, name):
+    if name not in msg:
+        return
+    zones = msg[name]
+    if not isinstance(zones, list) or len(zones) > MAX_EVENT_ZONES:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be a list of at most {MAX_EVENT_ZONES} zones"
+        )
+    for zone in zones:
+        if not is_int(zone) or not 1 <= zone <= MAX_EVENT_ZONES:
+            raise ProtocolError(
+                f"event {kind!r}: {name!r} holds {zone!r}, not a zone 1-{MAX_EVENT_ZONES}"
+            )
+
+
+# Event type -> the fields the host acts on, checked beyond the envelope (DESIGN.md).
+# Other types (touch, fault, ...) and other fields pass as they are.
+EVENT_FIELDS = {
+    "place": (("zone", "zone"), ("grams", "grams")),
+    "fall": (("grams", "grams"), ("zones", "zones")),
+    "shift": (("from", "zone"), ("to", "zone"), ("grams", "grams")),
+    "land": (("grams", "grams_or_null"),),
+    "leaving": (("grams", "grams"), ("zones", "zones")),
+}
+
+
 def check_event(msg):
-    """`msg` if it is a well-formed `ship/event` message, else ProtocolError."""
+    """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
+    the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
+    check_event_envelope(msg)
+    kind = msg["type"]
+    for name, field_kind in EVENT_FIELDS.get(kind, ()):
+        if field_kind == "zone":
+            _event_zone(kind, msg, name)
+        elif field_kind == "zones":
+            _event_zones(kind, msg, name)
+        else:
+            _event_grams(kind, msg, name, required=field_kind == "grams")
+    return msg
+
+
+def check_event_envelope(msg):
+    """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
+    carries events without acting on them (the serial bridge) checks this much."""
     if not isinstance(msg, dict):
         raise ProtocolError("an event must be a JSON object")
     kind = msg.get("type")
-    if not isinstance(kind, str) or not kind:
-        raise ProtocolError("event needs a 'type' string")
+    if not isinstance(kind, str) or not 1 <= len(kind) <= MAX_EVENT_TYPE:
+        raise ProtocolError(f"event needs a 'type' string of 1-{MAX_EVENT_TYPE} characters")
     if not is_number(msg.get("t_ms")):
         raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
-    if "decided_ms" in msg and not is_number(msg["decided_ms"]):
-        raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
+    _ship_time(kind, msg, "t_ms")
+    if "decided_ms" in msg:
+        if not is_number(msg["decided_ms"]):
+            raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
+        _ship_time(kind, msg, "decided_ms")
     check_boot(msg.get("boot"))
     seq = msg.get("seq")
-    if not is_int(seq) or seq < 1:
+    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
         raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
     return msg
 
@@ -377,7 +503,7 @@ def _check_field(kind, name, value):
             return None
         return f"'{name}' must be a boot id, not {value!r}"
     if kind == "seq":
-        if is_int(value) and value >= 1:
+        if is_int(value) and 1 <= value <= MAX_SEQ:
             return None
         return f"'{name}' must be an event number from 1, not {value!r}"
     if kind == "bool":

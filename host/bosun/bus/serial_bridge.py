@@ -147,7 +147,7 @@ class SerialBridge:
             self.ship_online = online
         if name == protocol.EVENT:
             try:
-                protocol.check_event(msg)
+                protocol.check_event_envelope(msg)
             except protocol.ProtocolError as error:
                 self.bad_lines += 1
                 self.log(f"bridge: ignored a malformed event: {error}")

@@ -22,7 +22,7 @@ from typing import Any
 from bosun.bots.montego_bay import BotPolicy, choose_decision
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.demo.table_bots import TableBots, VirtualTableBase
-from bosun.sim.params import HARBOUR_DOCKS
+from shipsense.geometry import HARBOUR_DOCKS
 
 TICK_S = 0.02  # real seconds between steps when nothing happens (the ship runs faster)
 # Ship milliseconds after the barrels of a bot's answer came to rest by which the referee

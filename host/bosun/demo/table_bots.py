@@ -21,6 +21,7 @@ import paho.mqtt.client as mqtt
 from bosun.bus.mqtt import send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 log = logging.getLogger(__name__)
 
@@ -102,22 +103,24 @@ class TableBots:
 
     def _on_connect(self, client, *_: object) -> None:
         send_without_delay(client)
-        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
+        client.subscribe(
+            [(protocol.topic(self.table_id, name), 1) for name in protocol.GAME_TOPICS]
+        )
 
     def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
         try:
             payload = json.loads(message.payload)
         except ValueError:
             return
-        kind = message.topic.rsplit("/", 1)[-1]
-        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
+        name = protocol.parse_topic(message.topic)[1]
+        self._loop.call_soon_threadsafe(self._deliver, name, payload)
 
-    def _deliver(self, kind: str, payload: Any) -> None:
-        if kind == "state" and isinstance(payload, dict):
+    def _deliver(self, name: str, payload: Any) -> None:
+        if name == protocol.GAME_STATE and isinstance(payload, dict):
             self.state = payload
             self._on_state(payload)
             self._state_changed.set()
-        elif kind == "event" and isinstance(payload, dict):
+        elif name == protocol.GAME_EVENT and isinstance(payload, dict):
             self._actions.put_nowait(payload)
 
     @property

@@ -26,6 +26,7 @@ from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.tables import TableConfig
+from shipsense.geometry import ZONES
 from shipsense.items import name_fall, name_place
 from shipsense.pieces import ITEM_GRAMS
 
@@ -307,7 +308,7 @@ class RiffRaffTable(TableReferee):
     def _aboard_counts(self, zones: set[int]) -> dict[str, int]:
         """Pieces aboard by item; only those on the zones that lost weight, when known."""
         ship = self.view["ship"]
-        chosen = [z for z in range(1, 11) if z in zones and ship[str(z)]] or range(1, 11)
+        chosen = [z for z in ZONES if z in zones and ship[str(z)]] or ZONES
         return dict(Counter(item for z in chosen for item in ship[str(z)]))
 
     def _on_the_mat(self, pieces: list[str], landed_g: float) -> list[str]:

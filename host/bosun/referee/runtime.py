@@ -22,12 +22,6 @@ from bosun.referee.base import TableReferee
 from bosun.referee.effects import Effect
 from bosun.referee.montego_bay import MontegoBayTable
 from bosun.referee.riffraff import RiffRaffTable
-from bosun.referee.ship_events import (
-    BadMessage,
-    decode_json_object,
-    validate_event,
-    validate_status,
-)
 from bosun.referee.traces import TraceWriter
 from bosun.store import InvalidEntry, effective_actions
 from bosun.tables import TableConfig
@@ -90,7 +84,6 @@ class TableRuntime:
         self.store = store
         self.bus = bus
         self.clock = clock
-        self.topic = f"bosun/{config.id}"
         self.traces = traces if traces is not None else TraceWriter(store, clock)
         self.referee: TableReferee | None = None
         self.game_id: str | None = None
@@ -191,21 +184,23 @@ class TableRuntime:
 
     # -- inputs ------------------------------------------------------------------------------
 
-    def on_ship_message(self, kind: str, payload: bytes) -> None:
-        """A message from this table's ship (already routed by topic)."""
+    def on_ship_message(self, name: str, payload: bytes) -> None:
+        """A message from this table's ship on topic `name` (`ship/event`, ...)."""
+        kind = name.rpartition("/")[2]
         try:
-            if kind == "event":
-                self._on_event(validate_event(decode_json_object(payload, "event")))
-            elif kind == "status":
-                self._on_status(validate_status(decode_json_object(payload, "status")))
-            elif kind == "weights":
-                self.weights = decode_json_object(payload, "weights")
+            msg = protocol.decode(payload, kind, protocol.max_bytes(name))
+            if name == protocol.EVENT:
+                self._on_event(protocol.check_event(msg))
+            elif name == protocol.STATUS:
+                self._on_status(protocol.check_status(msg))
+            elif name == protocol.WEIGHTS:
+                self.weights = msg
                 self.notify()
-            elif kind == "trace":
-                self._on_trace(decode_json_object(payload, "trace"))
-            elif kind == "result":
-                self._on_result(decode_json_object(payload, "result"))
-        except BadMessage as why:
+            elif name == protocol.TRACE:
+                self._on_trace(msg)
+            elif name == protocol.RESULT:
+                self._on_result(protocol.check_result(msg))
+        except protocol.ProtocolError as why:
             self.rejected_messages += 1
             log.warning("table %s: rejected %s message: %s", self.config.id, kind, why)
             self._note(fx.feed(f"rejected a {kind} message from the ship: {why}", "debug"))
@@ -291,12 +286,10 @@ class TableRuntime:
         command = {**command, "id": f"h{self._command_number}"}
         protocol.check_command(command)  # raises protocol.CommandError naming the problem
         self.results.pop(command["id"], None)
-        self.bus.publish(f"{self.topic}/ship/cmd", encode(command), qos=1)
+        self.bus.publish(protocol.topic(self.config.id, protocol.CMD), encode(command), qos=1)
         return command["id"]
 
     def _on_result(self, result: dict[str, Any]) -> None:
-        if not isinstance(result.get("ok"), bool):
-            raise BadMessage("result: needs 'ok', true or false")
         if result.get("cmd") == "resend":
             self.dedup.handle_result(result)
             self._release_held()
@@ -323,7 +316,7 @@ class TableRuntime:
                 raise protocol.ProtocolError("trace needs 'rows', a list")
             chunk = self.store.trace_chunk(self.config.id, batch["boot"], batch["rows"], now)
         except (protocol.ProtocolError, InvalidEntry) as why:
-            raise BadMessage(f"trace: {why}") from None
+            raise protocol.ProtocolError(f"trace: {why}") from None
         if chunk is not None:
             self.traces.add(chunk, now)
 
@@ -397,7 +390,9 @@ class TableRuntime:
     def _emit(self, effects: list[Effect]) -> None:
         for effect in effects:
             if effect.kind == fx.LED:
-                self.bus.publish(f"{self.topic}/ship/cmd", encode(effect.payload), qos=1)
+                self.bus.publish(
+                    protocol.topic(self.config.id, protocol.CMD), encode(effect.payload), qos=1
+                )
             elif effect.kind == fx.FEED:
                 self._note(effect)
 
@@ -414,9 +409,13 @@ class TableRuntime:
                 event["action"] = game.public_action(event["action"])
             else:
                 continue
-            self.bus.publish(f"{self.topic}/game/event", encode(event), qos=1)
+            self.bus.publish(
+                protocol.topic(self.config.id, protocol.GAME_EVENT), encode(event), qos=1
+            )
         view = self.referee.view if self.referee else None
-        self.bus.publish(f"{self.topic}/game/state", encode(view), qos=1, retain=True)
+        self.bus.publish(
+            protocol.topic(self.config.id, protocol.GAME_STATE), encode(view), qos=1, retain=True
+        )
         self.notify()
 
     def notify(self) -> None:

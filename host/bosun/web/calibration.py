@@ -27,6 +27,7 @@ from bosun.tables import TableConfigError, save_table_items
 from bosun.web.api import stream
 from bosun.web.context import ApiError, WebContext, json_body, number, whole
 from shipsense import protocol
+from shipsense.geometry import ZONES
 from shipsense.pieces import BARREL_G, HARBOUR_ITEMS, ITEM_GRAMS
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class CalibrationSession:
     @property
     def zones(self) -> tuple[int, ...]:
         """The zones with load cells the game uses: the docks of a harbour, else all ten."""
-        return DOCKS if self.harbour else tuple(range(1, 11))
+        return DOCKS if self.harbour else ZONES
 
     @property
     def items_to_weigh(self) -> tuple[str, ...]:
@@ -296,9 +297,7 @@ class CalibrationSession:
         return {"items": merged, "where": where, "problem": problem}
 
 
-def zone_of(
-    value: Any, mat: bool = True, zones: tuple[int, ...] = tuple(range(1, 11))
-) -> int | str:
+def zone_of(value: Any, mat: bool = True, zones: tuple[int, ...] = ZONES) -> int | str:
     if mat and value == "mat":
         return "mat"
     if zones == DOCKS:

@@ -13,7 +13,6 @@ running game needs the operator key.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,7 @@ from bosun.games import Rejected
 from bosun.games.match import Match, dump_log_line
 from bosun.store import GameRow, StoreError, UnknownGame, effective_actions
 from bosun.web.context import ApiError, WebContext, number
+from shipsense import protocol
 from shipsense.protocol import TRACE_COLUMNS
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
@@ -35,7 +35,6 @@ FALL_BEFORE_MS, FALL_AFTER_MS = 1000.0, 2500.0
 MAX_TRACE_SPAN_MS = 30_000.0
 MAX_GAMES_LISTED = 300
 MAX_GAMES_KEPT = 5000  # finished games kept replayed in memory (statistics read them all)
-TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # bosun.tables.TableId
 
 
 @dataclass
@@ -237,10 +236,11 @@ class GameArchive:
 
     def rows(self, table_id: str | None = None, limit: int | None = MAX_GAMES_LISTED) -> list:
         """The table's (or every) game, newest first; at most `limit` (None: all)."""
-        if table_id is not None and not TABLE_ID.fullmatch(table_id):
-            raise ApiError(
-                400, "table must be a table id like t1 (lower-case letters, digits, - _)"
-            )
+        if table_id is not None:
+            try:
+                protocol.check_table_id(table_id)
+            except protocol.ProtocolError as why:
+                raise ApiError(400, f"table: {why}") from None
         try:
             rows = self.ctx.store.games(table_id=table_id)
         except StoreError as why:
@@ -393,7 +393,7 @@ def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
         row = archive.row(game_id)
         q = request.query_params
         boot = q.get("boot", "")
-        if not 1 <= len(boot) <= 32:
+        if not 1 <= len(boot) <= protocol.MAX_BOOT_ID:
             raise ApiError(400, "boot must name the ship boot of the window (1-32 characters)")
         try:
             low = float(q.get("from_t_ms", ""))
