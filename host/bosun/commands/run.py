@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         const=2,
         default=0,
         metavar="N",
-        help="add N virtual Riff Raff tables (default 2) and a Montego Bay harbour, with bot "
-        "players; join a seat to play",
+        help="add N virtual tables of bosun's first game (Riff Raff; default 2) and one of each "
+        "other game (a Montego Bay harbour), with bot players; join a seat to play",
     )
     p.add_argument(
         "--firmware",
@@ -119,13 +119,14 @@ async def serve(
     try:
         await service.start()
         if demo_tables:
-            from bosun.demo.runner import add_virtual_tables
+            from bosun.demo.runner import add_virtual_tables, virtual_games
 
-            virtual = await add_virtual_tables(service, demo_tables, firmware=int(firmware))
-            # and one Montego Bay table beside them: the same load cells as a harbour
-            virtual += await add_virtual_tables(
-                service, 1, game="montego-bay", first=demo_tables + 1
+            first, *others = virtual_games()
+            virtual = await add_virtual_tables(
+                service, demo_tables, game=first, firmware=int(firmware)
             )
+            for game in others:  # and one table of every other game beside them
+                virtual += await add_virtual_tables(service, 1, game=game, first=len(virtual) + 1)
     except (OSError, ConnectionError, ValueError, RuntimeError) as why:
         # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
@@ -154,14 +155,7 @@ def announce(service: Service, console: Console) -> None:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
     for runtime in service.tables.values():
         players = ", ".join(runtime.config.player_names)
-        if runtime.virtual is None:
-            kind = "real ship"
-        elif runtime.config.game == "montego-bay":
-            kind = "virtual harbour, bots until you join"
-        elif hasattr(runtime.virtual.node, "board"):
-            kind = "the firmware on a virtual board, bots until you join"
-        else:
-            kind = "virtual ship, bots until you join"
+        kind = "real ship" if runtime.virtual is None else runtime.virtual.describe()
         console.print(
             f"  table     {runtime.config.id}: {runtime.config.game} for {players} ({kind})"
         )

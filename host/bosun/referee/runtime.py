@@ -16,12 +16,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from bosun.bus.dedup import EventDeduplicator
-from bosun.games import Rejected
+from bosun.games import Rejected, registry
 from bosun.referee import effects as fx
 from bosun.referee.base import TableReferee
 from bosun.referee.effects import Effect
-from bosun.referee.montego_bay import MontegoBayTable
-from bosun.referee.riffraff import RiffRaffTable
 from bosun.referee.traces import TraceWriter
 from bosun.store import InvalidEntry, effective_actions
 from bosun.tables import TableConfig
@@ -55,14 +53,9 @@ class Clock(Protocol):
     def call_at_ms(self, deadline_ms: int, callback: Callable[[], None]) -> Any: ...
 
 
-REFEREES: dict[str, type[TableReferee]] = {
-    "riffraff": RiffRaffTable,
-    "montego-bay": MontegoBayTable,
-}
-
-
 def make_referee(config: TableConfig, setup: dict[str, Any]) -> TableReferee:
-    return REFEREES[config.game](config, setup)
+    """A fresh referee of the table's game (its kit's), set up with `setup`."""
+    return registry.kit(config.game).referee(config, setup)
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -133,7 +126,7 @@ class TableRuntime:
         if self.game_id is not None and self.referee is not None and not self.referee.is_over:
             self.store.finish_game(self.game_id, [], at_ms=now)  # abandoned for a new game
         players = players or self.config.player_names
-        setup = REFEREES[self.config.game].setup_action(self.config, players, options)
+        setup = registry.kit(self.config.game).referee.setup_action(self.config, players, options)
         referee = make_referee(self.config, setup)  # raises Rejected for a bad setup
         seats = {player: secrets.token_urlsafe(18) for player in players}
         self.game_id = self.store.start_game(

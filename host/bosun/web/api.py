@@ -17,12 +17,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sse_starlette.sse import EventSourceResponse
 
-from bosun.games import Rejected
+from bosun.games import Rejected, registry
 from bosun.referee.runtime import TableRuntime
 from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
-
-# Ship milliseconds a hand-placed piece may take to be refereed before another may follow.
-PLACE_WATCH_MS = 6000.0
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream", "summary"]
 
@@ -48,8 +45,6 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             if player is not None:
                 return runtime, player
         raise ApiError(404, "unknown seat link: the game may have ended; ask for a new link")
-
-    placing: dict[tuple[str, str], tuple] = {}  # (table, player) -> (game, loaded, ship ms)
 
     def require_operator(request: Request) -> None:
         given = request.headers.get("x-bosun-key") or request.query_params.get("key") or ""
@@ -89,7 +84,12 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             isinstance(players, list) and all(isinstance(p, str) for p in players)
         ):
             raise ApiError(400, "players must be a list of names")
-        options = game_options(runtime.config.game, body)
+        try:
+            options = registry.kit(runtime.config.game).new_game_options(
+                {k: v for k, v in body.items() if k != "players"}
+            )
+        except ValueError as why:
+            raise ApiError(400, str(why)) from None
         try:
             game_id = runtime.start_game(players=players, **options)
         except (Rejected, ValueError) as why:
@@ -132,38 +132,8 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
             raise ApiError(409, "this table has a real ship: use your hands")
         body = await json_body(request)
         state = runtime.referee.view if runtime.referee else None
-        if runtime.config.game == "montego-bay":
-            try:  # the harbour: barrels put on a dock or taken off it (MB15)
-                runtime.virtual.hands(
-                    player, state, body.get("do"), body.get("dock"), body.get("count", 1)
-                )
-            except ValueError as why:
-                raise ApiError(409, str(why)) from None
-            return runtime.player_snapshot(player)
-        try:
-            if body.get("do") == "place":
-                item, zone = body.get("item"), body.get("zone", state and state["target_zone"])
-                if not isinstance(item, str) or not isinstance(zone, int) or not 1 <= zone <= 10:
-                    raise ValueError("place needs an item and a zone 1-10")
-                ship = runtime.virtual.node.ship
-                watching = placing.get((runtime.config.id, player))
-                loaded = state["pieces_loaded"] if state and state["turn"] == player else None
-                if (
-                    watching is not None
-                    and loaded is not None
-                    and watching[:2] == (runtime.game_id, loaded)
-                    and ship.now_ms - watching[2] < PLACE_WATCH_MS
-                ):  # a second tap before the first piece is refereed would load two
-                    raise ValueError("the referee is still watching your last piece settle")
-                runtime.virtual.place(player, item, zone)
-                placing[(runtime.config.id, player)] = (runtime.game_id, loaded, ship.now_ms)
-            elif body.get("do") == "tip":
-                outcome = body.get("outcome", "landed")
-                if outcome not in ("landed", "caught", "bounced"):
-                    raise ValueError("outcome is landed, caught or bounced")
-                runtime.virtual.tip(player, outcome)
-            else:
-                raise ValueError("do must be 'place' or 'tip'")
+        try:  # Riff Raff: a piece placed or tipped off; Montego Bay: barrels moved (MB15)
+            runtime.virtual.act(player, runtime.game_id, state, body)
         except ValueError as why:
             raise ApiError(409, str(why)) from None
         return runtime.player_snapshot(player)
@@ -185,28 +155,6 @@ def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
     return app
 
 
-MAX_SEED = 2**63  # bosun.games.montego_bay.actions.Setup's
-
-
-def game_options(game: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A new game's options from a request body, as the table's game takes them: Riff
-    Raff's captain and settle window, Montego Bay's seed. ApiError names what is wrong."""
-    given = {name for name in ("captain", "settle_s", "seed") if body.get(name) is not None}
-    if game == "montego-bay":
-        if given - {"seed"}:
-            wrong = ", ".join(sorted(given - {"seed"}))
-            raise ApiError(400, f"Montego Bay has no {wrong}: a new game takes a seed")
-        seed = body.get("seed")
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
-        ):
-            raise ApiError(400, f"seed must be a whole number from 0 to {MAX_SEED}")
-        return {"seed": seed}
-    if "seed" in given:
-        raise ApiError(400, "a Riff Raff game takes no seed, only a captain and settle_s")
-    return {"captain": body.get("captain"), "settle_s": body.get("settle_s")}
-
-
 def summary(runtime: TableRuntime) -> dict[str, Any]:
     state = runtime.referee.view if runtime.referee else None
     return {
@@ -214,8 +162,8 @@ def summary(runtime: TableRuntime) -> dict[str, Any]:
         "game": runtime.config.game,
         "players": runtime.config.player_names,
         "game_id": runtime.game_id,
-        "phase": state["phase"] if state else None,
-        "round": state["round"] if state else None,
+        "phase": state.get("phase") if state else None,
+        "round": state.get("round") if state else None,
         "ship_online": runtime.ship["online"],
     }
 

@@ -1,7 +1,8 @@
 """The table setup and calibration wizard: tare, a known weight on each zone, each item weighed.
 
-A Montego Bay table's harbour is the same load cells, one under each dock (zones 1-4), and
-its only piece is the barrel: its wizard calibrates docks 1-4 and weighs a barrel.
+What the wizard measures is the game's (its kit's `calibration`): Riff Raff's ship has ten
+zones and eight pieces; Montego Bay's harbour is the same load cells, one under each dock
+(zones 1-4), and its only piece is the barrel.
 
 The wizard sends the ship's own commands (`tare`, `calibrate`, `weigh`; shipsense.protocol)
 and shows their results and the live readings. While it runs the table's ship events are
@@ -20,15 +21,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
 
-from bosun.games.riffraff import ITEMS
-from bosun.referee.montego_bay import DOCKS
+from bosun.games import registry
+from bosun.games.registry import Calibration
 from bosun.referee.runtime import TableRuntime
 from bosun.tables import TableConfigError, save_table_items
 from bosun.web.api import stream
 from bosun.web.context import ApiError, WebContext, json_body, number, whole
 from shipsense import protocol
-from shipsense.geometry import ZONES
-from shipsense.pieces import BARREL_G, HARBOUR_ITEMS, ITEM_GRAMS
 
 log = logging.getLogger(__name__)
 
@@ -60,23 +59,22 @@ class CalibrationSession:
         return self.runtime.config.table_sensor in ("mat", "both")
 
     @property
-    def harbour(self) -> bool:
-        return self.runtime.config.game == "montego-bay"
+    def plan(self) -> Calibration:
+        """What this table's game measures: its load cells and its pieces."""
+        return registry.kit(self.runtime.config.game).calibration
 
     @property
     def zones(self) -> tuple[int, ...]:
-        """The zones with load cells the game uses: the docks of a harbour, else all ten."""
-        return DOCKS if self.harbour else ZONES
+        """The zones with load cells the game uses (a harbour's docks, or the ship's ten)."""
+        return self.plan.zones
 
     @property
     def items_to_weigh(self) -> tuple[str, ...]:
-        return HARBOUR_ITEMS if self.harbour else ITEMS
+        return self.plan.items
 
     def table_items(self) -> dict[str, float]:
         """The piece weights the referee uses now."""
-        if self.harbour:
-            return {"barrel": self.runtime.config.items.get("barrel", BARREL_G)}
-        return {**ITEM_GRAMS, **self.runtime.config.items}
+        return self.plan.item_grams(self.runtime.config.items)
 
     def _node(self):
         virtual = self.runtime.virtual
@@ -222,15 +220,15 @@ class CalibrationSession:
                 node.clear_ship()
             elif do == "weight":
                 node.put_weight(
-                    zone_of(body.get("zone"), zones=self.zones),
+                    zone_of(body.get("zone"), self.plan),
                     number(body.get("grams"), "grams", 1, MAX_KNOWN_G),
                 )
             elif do == "piece":
-                item = item_of(body.get("item"), self.items_to_weigh)
+                item = item_of(body.get("item"), self.plan)
                 count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
-                node.put_piece(zone_of(body.get("zone"), mat=False, zones=self.zones), item, count)
+                node.put_piece(zone_of(body.get("zone"), self.plan, mat=False), item, count)
             elif do == "take":
-                node.take_off(zone_of(body.get("zone"), zones=self.zones))
+                node.take_off(zone_of(body.get("zone"), self.plan))
             else:
                 raise ApiError(400, "do must be 'clear', 'weight', 'piece' or 'take'")
         except ValueError as why:
@@ -297,18 +295,20 @@ class CalibrationSession:
         return {"items": merged, "where": where, "problem": problem}
 
 
-def zone_of(value: Any, mat: bool = True, zones: tuple[int, ...] = ZONES) -> int | str:
+def zone_of(value: Any, plan: Calibration, mat: bool = True) -> int | str:
+    """A zone of `plan`'s load cells (or the mat), or ApiError naming what is wrong."""
     if mat and value == "mat":
         return "mat"
-    if zones == DOCKS:
-        return whole(value, "zone (a dock of the harbour)", 1, len(DOCKS))
-    return whole(value, "zone", 1, 10)
+    name = "zone" if plan.zone_word == "zone" else f"zone (a {plan.zone_word} of the {plan.board})"
+    zone = whole(value, name, min(plan.zones), max(plan.zones))
+    if zone not in plan.zones:
+        raise ApiError(400, f"{name} must be one of {', '.join(map(str, plan.zones))}")
+    return zone
 
 
-def item_of(value: Any, items: tuple[str, ...] = ITEMS) -> str:
-    if value not in items:
-        rule = "MB2" if items == HARBOUR_ITEMS else "RR2"
-        raise ApiError(400, f"item must be one of {', '.join(items)} ({rule})")
+def item_of(value: Any, plan: Calibration) -> str:
+    if value not in plan.items:
+        raise ApiError(400, f"item must be one of {', '.join(plan.items)} ({plan.rule})")
     return value
 
 
@@ -359,7 +359,7 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_zone(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        zone = zone_of(body.get("zone"), mat=wizard.has_mat, zones=wizard.zones)
+        zone = zone_of(body.get("zone"), wizard.plan, mat=wizard.has_mat)
         grams = number(body.get("grams"), "grams (the known weight)", 1, MAX_KNOWN_G)
         return wizard.calibrate_zone(zone, grams)
 
@@ -367,8 +367,8 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_item(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        item = item_of(body.get("item"), wizard.items_to_weigh)
-        zone = zone_of(body.get("zone", 1), mat=False, zones=wizard.zones)
+        item = item_of(body.get("item"), wizard.plan)
+        zone = zone_of(body.get("zone", 1), wizard.plan, mat=False)
         count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
         return wizard.weigh_item(item, zone, count)
 

@@ -15,13 +15,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from bosun.games.riffraff import ITEMS
+from bosun.games import registry
 from bosun.web.context import WebContext
 from bosun.web.seats import current_seat, follow_seat
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
-GAME_TITLES = {"riffraff": "Riff Raff", "montego-bay": "Montego Bay"}
 
 
 def create_pages(ctx: WebContext) -> APIRouter:
@@ -40,8 +39,7 @@ def create_pages(ctx: WebContext) -> APIRouter:
             "key": key,
             "bad_key": bool(ctx.given_key(request)) and not operator,
             "link": link,
-            "game_titles": GAME_TITLES,
-            "items": ITEMS,
+            "game_titles": registry.titles(),
             "time_scale": scale,
             **values,
         }
@@ -132,7 +130,7 @@ def create_pages(ctx: WebContext) -> APIRouter:
             table_id=table_id,
             virtual=runtime.virtual is not None,
             has_mat=runtime.config.table_sensor in ("mat", "both"),
-            harbour=runtime.config.game == "montego-bay",
+            harbour=registry.kit(runtime.config.game).calibration.board == "harbour",
         )
 
     return router
