@@ -149,7 +149,7 @@ class Service:
                 log.warning("ignoring messages for table %r: %s", message.table_id[:40], why)
             return
         try:
-            runtime.on_ship_message(message.name, message.payload)
+            runtime.link.receive(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others
             log.exception("table %s failed on a %s message", message.table_id, message.name)
             runtime.report_failure(f"a {message.name} message from the ship")

@@ -98,7 +98,7 @@ def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(servic
     after = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")["state"]
     assert after["ship"]["5"] == ["boat"]
     assert after["ship"]["8"] == before["ship"]["8"] == ["rat"]
-    rejected = service.call(lambda: service.service.tables["t1"].rejected_messages)
+    rejected = service.call(lambda: service.service.tables["t1"].link.refused)
     assert rejected == len(bad)
     assert service.call(lambda: dict(service.service.foreign_messages)) == {"elsewhere": 2}
 
@@ -237,7 +237,7 @@ def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_sto
         act(service, seats[player], type="card", value=value)
     ship.event("place", 1100.0, zone=8, grams=W["rat"])
     service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
-    assert service.call(lambda: runtime.rejected_messages) == len(bad)
+    assert service.call(lambda: runtime.link.refused) == len(bad)
     service.call(runtime.traces.flush)
     stored = service.call(lambda: runtime.store.trace("t1", 0.0, 1e9))
     assert [row[0] for row in stored] == [row[0] for row in good]

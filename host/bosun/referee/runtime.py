@@ -1,9 +1,12 @@
-"""One table inside the service: its referee, its log in the store, its ship and its watchers.
+"""One table inside the service: decide, store, publish, for every input it is given.
 
-Every input (ship event, ship status, player input, timer tick) is stored together with
-everything the referee decided from it, in one transaction, before anything is published.
-After a crash the table replays its stored inputs through a fresh referee and continues
-exactly where it was (the referee is deterministic in its inputs).
+Its inputs: the ship's events and status, already checked and in order (its `ShipLink`,
+bosun.bus.ship_link, which it listens to), player requests, timer ticks. Every input is
+stored together with everything the referee decided from it, in one transaction, before
+anything is published: LED commands go to the ship through the link, the game's state and
+log to `game/*`, a note to whoever watches the table. After a crash the table replays its
+stored inputs through a fresh referee and continues exactly where it was (the referee is
+deterministic in its inputs). What people see of it is built by its `TableView`.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from bosun.bus.dedup import EventDeduplicator
+from bosun.bus.ship_link import Clock, Publisher, ShipLink
 from bosun.games import Rejected, registry
 from bosun.referee import effects as fx
 from bosun.referee.base import TableReferee
@@ -28,8 +31,6 @@ from shipsense import protocol
 log = logging.getLogger(__name__)
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
-MAX_RESULTS = 100
-GAP_CHECK_S = 1.0  # while events are missing, look again this often
 FEED_LENGTH = 200
 # Effect kinds as they are stored in the table's log.
 STORED_EFFECTS = {
@@ -41,16 +42,6 @@ STORED_EFFECTS = {
     fx.FLAG_CLOSED: "flag",
     fx.UNDO: "undo",
 }
-
-
-class Publisher(Protocol):
-    def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False) -> None: ...
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
-
-    def call_at_ms(self, deadline_ms: int, callback: Callable[[], None]) -> Any: ...
 
 
 def make_referee(config: TableConfig, setup: dict[str, Any]) -> TableReferee:
@@ -81,24 +72,18 @@ class TableRuntime:
         self.referee: TableReferee | None = None
         self.game_id: str | None = None
         self.seats: dict[str, str] = {}  # player -> secret token
-        self.ship: dict[str, Any] = {"online": False, "status": None, "seen_ms": None}
-        self.weights: dict[str, Any] | None = None
         self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_LENGTH)
-        self.rejected_messages = 0
         self.listeners: set[Callable[[TableRuntime], None]] = set()
-        self.dedup = EventDeduplicator()  # (boot, seq) once each; gaps asked for again
-        self._known_boots: set[str] = set()
-        self._held: list[dict[str, Any]] = []  # events waiting behind a gap
+        self.link = ShipLink(
+            config.id, bus, clock, self, lambda boot: store.last_seq(config.id, boot)
+        )
         self.action_ids: list[int] = []  # store ids of the game's effective actions, in order
         # Virtual tables start their next game by themselves (None: people start it).
         self.next_game_after_s: float | None = None
         self.games_left: int | None = None  # how many more games may start by themselves
         self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
-        self.results: dict[str, dict[str, Any]] = {}  # ship/result answers by command id
         # The calibration wizard is weighing things on the ship: its events are not refereed.
         self.calibrating = False
-        self._command_number = 0
-        self._gap_timer = None
         self._timer = None
         self._next_game_timer = None
 
@@ -162,7 +147,6 @@ class TableRuntime:
         p, at = entry.payload, entry.at_ms
         try:
             if entry.kind == "ship_event":
-                self.dedup.accept(entry.boot, entry.seq, at / 1000)
                 referee.on_ship_event(p, at)
             elif entry.kind == "input":
                 referee.on_input(p["seat"], p["request"], at)
@@ -175,52 +159,9 @@ class TableRuntime:
                 "table %s: stored input %s refused on replay: %s", self.config.id, entry.id, why
             )
 
-    # -- inputs ------------------------------------------------------------------------------
+    # -- the ship, through its link (ShipListener) ---------------------------------------
 
-    def on_ship_message(self, name: str, payload: bytes) -> None:
-        """A message from this table's ship on topic `name` (`ship/event`, ...)."""
-        kind = name.rpartition("/")[2]
-        try:
-            msg = protocol.decode(payload, kind, protocol.max_bytes(name))
-            if name == protocol.EVENT:
-                self._on_event(protocol.check_event(msg))
-            elif name == protocol.STATUS:
-                self._on_status(protocol.check_status(msg))
-            elif name == protocol.WEIGHTS:
-                self.weights = msg
-                self.notify()
-            elif name == protocol.TRACE:
-                self._on_trace(msg)
-            elif name == protocol.RESULT:
-                self._on_result(protocol.check_result(msg))
-        except protocol.ProtocolError as why:
-            self.rejected_messages += 1
-            log.warning("table %s: rejected %s message: %s", self.config.id, kind, why)
-            self._note(fx.feed(f"rejected a {kind} message from the ship: {why}", "debug"))
-
-    def _on_event(self, event: dict[str, Any]) -> None:
-        now = self.clock.now_ms()
-        boot, seq = event["boot"], event["seq"]
-        if boot not in self._known_boots:  # after a restart: what the store already has is old
-            self._known_boots.add(boot)
-            for stored in range(1, (self.store.last_seq(self.config.id, boot) or 0) + 1):
-                self.dedup.accept(boot, stored, now / 1000)
-        if not self.dedup.accept(boot, seq, now / 1000):
-            return  # a resend we already have (the ship resends after outages)
-        self.ship["seen_ms"] = now
-        self._held.append(event)
-        self._release_held()
-        self._ask_for_gaps()
-
-    def _release_held(self) -> None:
-        """Referee events in their ship's order: one after a gap waits for the gap to close."""
-        self._held.sort(key=lambda e: (e["boot"], e["seq"]))
-        ready = [e for e in self._held if e["seq"] <= self.dedup.highest(e["boot"])]
-        self._held = [e for e in self._held if e["seq"] > self.dedup.highest(e["boot"])]
-        for event in ready:
-            self._referee_event(event)
-
-    def _referee_event(self, event: dict[str, Any]) -> None:
+    def ship_event(self, event: dict[str, Any]) -> None:
         if self.referee is None or self.referee.is_over or self.calibrating:
             # between games people clear the ship, while calibrating they weigh things on it:
             # kept in the log, refereed by nobody
@@ -241,15 +182,10 @@ class TableRuntime:
             seq=event["seq"],
         )
 
-    def _on_status(self, status: dict[str, Any]) -> None:
-        online = bool(status["online"])
-        previous = self.ship["status"] or {}
-        # A birth: the ship (re)connected. It keeps no commands across a reconnect (clean
-        # session), so it is told again what to stream and what to light.
-        birth = online and (not self.ship["online"] or status.get("boot") != previous.get("boot"))
-        self.ship.update(online=online, status=status, seen_ms=self.clock.now_ms())
+    def ship_status(self, status: dict[str, Any], birth: bool) -> None:
+        online = status["online"]
         if birth and self.config.trace:
-            self.send_command({"cmd": "trace", "on": True})
+            self.link.send({"cmd": "trace", "on": True})
         if self.referee is None:
             self.notify()
             return
@@ -262,34 +198,16 @@ class TableRuntime:
                 self._emit(self.referee.prompt(force=True, now_ms=self.clock.now_ms()))
             self.notify()
 
-    def _ask_for_gaps(self) -> None:
-        """Ask the ship's ring buffer again for events that never arrived (QoS 1 gaps)."""
-        self._gap_timer = None
-        now_s = self.clock.now_ms() / 1000
-        for request in self.dedup.resend_requests(now_s):
-            self.send_command({k: v for k, v in request.items() if k != "id"})
-        self._release_held()  # gaps given up let the events behind them through
-        if self.dedup.gaps() and self._gap_timer is None:
-            deadline = self.clock.now_ms() + int(GAP_CHECK_S * 1000)
-            self._gap_timer = self.clock.call_at_ms(deadline, self._ask_for_gaps)
+    def ship_trace(self, batch: dict[str, Any]) -> None:
+        now = self.clock.now_ms()
+        try:  # the store's packer checks every value, in C loops
+            chunk = self.store.trace_chunk(self.config.id, batch["boot"], batch["rows"], now)
+        except InvalidEntry as why:
+            raise protocol.ProtocolError(str(why)) from None
+        if chunk is not None:
+            self.traces.add(chunk, now)
 
-    def send_command(self, command: dict[str, Any]) -> str:
-        """Send a `ship/cmd` (checked against the protocol first); its id, for `results`."""
-        self._command_number += 1
-        command = {**command, "id": f"h{self._command_number}"}
-        protocol.check_command(command)  # raises protocol.CommandError naming the problem
-        self.results.pop(command["id"], None)
-        self.bus.publish(protocol.topic(self.config.id, protocol.CMD), encode(command), qos=1)
-        return command["id"]
-
-    def _on_result(self, result: dict[str, Any]) -> None:
-        if result.get("cmd") == "resend":
-            self.dedup.handle_result(result)
-            self._release_held()
-        if isinstance(result.get("id"), str) and result["id"].startswith("h"):
-            self.results[result["id"]] = result
-            while len(self.results) > MAX_RESULTS:
-                self.results.pop(next(iter(self.results)))
+    def ship_result(self, result: dict[str, Any]) -> None:
         if not result["ok"]:
             self._note(
                 fx.feed(
@@ -298,20 +216,17 @@ class TableRuntime:
             )
         self.notify()
 
-    def _on_trace(self, batch: dict[str, Any]) -> None:
-        # The store's packer checks every value (types, finite, ranges, time order) in C
-        # loops; at 80 SPS on a whole café, checking value by value in Python cost more than
-        # storing.
-        now = self.clock.now_ms()
-        try:
-            protocol.check_boot(batch.get("boot"))
-            if not isinstance(batch.get("rows"), list):
-                raise protocol.ProtocolError("trace needs 'rows', a list")
-            chunk = self.store.trace_chunk(self.config.id, batch["boot"], batch["rows"], now)
-        except (protocol.ProtocolError, InvalidEntry) as why:
-            raise protocol.ProtocolError(f"trace: {why}") from None
-        if chunk is not None:
-            self.traces.add(chunk, now)
+    def ship_changed(self) -> None:
+        self.notify()
+
+    def ship_refused(self, kind: str, why: str) -> None:
+        self._note(fx.feed(f"rejected a {kind} message from the ship: {why}", "debug"))
+
+    def send_command(self, command: dict[str, Any]) -> str:
+        """Send a `ship/cmd` through the link (checked against the protocol first); its id."""
+        return self.link.send(command)
+
+    # -- people ------------------------------------------------------------------------------
 
     def player_input(self, token: str, request: dict[str, Any]) -> dict[str, Any]:
         """A request from a seat's page; raises Rejected with a reason for the player."""
@@ -383,9 +298,11 @@ class TableRuntime:
     def _emit(self, effects: list[Effect]) -> None:
         for effect in effects:
             if effect.kind == fx.LED:
-                self.bus.publish(
-                    protocol.topic(self.config.id, protocol.CMD), encode(effect.payload), qos=1
-                )
+                try:
+                    self.link.send(effect.payload)
+                except protocol.CommandError as why:  # a referee bug: the game goes on
+                    log.error("table %s: LED command refused: %s", self.config.id, why)
+                    self.report_failure(f"an LED command ({why})")
             elif effect.kind == fx.FEED:
                 self._note(effect)
 
@@ -437,10 +354,11 @@ class TableRuntime:
             self.start_game()
 
     def close(self) -> None:
-        for timer in (self._timer, self._next_game_timer, self._gap_timer):
+        for timer in (self._timer, self._next_game_timer):
             if timer is not None:
                 timer.cancel()
-        self._timer = self._next_game_timer = self._gap_timer = None
+        self._timer = self._next_game_timer = None
+        self.link.close()
         self.traces.flush()
 
     # -- what people see ---------------------------------------------------------------------
@@ -463,9 +381,9 @@ class TableRuntime:
             "state": referee.view if referee else None,
             "referee": referee.referee_state() if referee else None,
             "ship": {
-                "online": self.ship["online"],
-                "status": self.ship["status"],
-                "weights": self.weights,
+                "online": self.link.online,
+                "status": self.link.status,
+                "weights": self.link.weights,
             },
             "feed": list(self.feed)[-50:],
             "now_ms": self.clock.now_ms(),

@@ -164,7 +164,7 @@ def summary(runtime: TableRuntime) -> dict[str, Any]:
         "game_id": runtime.game_id,
         "phase": state.get("phase") if state else None,
         "round": state.get("round") if state else None,
-        "ship_online": runtime.ship["online"],
+        "ship_online": runtime.link.online,
     }
 
 

@@ -102,8 +102,8 @@ class CalibrationSession:
             "hands": node.hands() if node is not None else None,
             "game_running": bool(state and state["phase"] != "over"),
             "ship": {
-                "online": self.runtime.ship["online"],
-                "weights": self.runtime.weights,
+                "online": self.runtime.link.online,
+                "weights": self.runtime.link.weights,
             },
         }
 
@@ -131,7 +131,7 @@ class CalibrationSession:
 
     def _send(self, command: dict[str, Any], label: str) -> dict[str, Any]:
         self._require_active()
-        if not self.runtime.ship["online"]:
+        if not self.runtime.link.online:
             raise ApiError(409, "the ship is offline: it cannot measure")
         if self.pending is not None:
             raise ApiError(409, f"the ship is still measuring ({self.pending['label']}); wait")
@@ -166,7 +166,7 @@ class CalibrationSession:
         pending = self.pending
         if pending is None:
             return
-        result = self.runtime.results.get(pending["id"])
+        result = self.runtime.link.result(pending["id"])
         if result is None:
             return
         self.pending = None
