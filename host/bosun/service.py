@@ -20,6 +20,7 @@ from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
+from bosun.referee.view import TableView
 from bosun.store import Store
 from bosun.tables import TableConfig
 from shipsense import protocol
@@ -44,7 +45,8 @@ class Service:
 
     def __init__(self, options: ServiceOptions) -> None:
         self.options = options
-        self.tables: dict[str, TableRuntime] = {}
+        self.tables: dict[str, TableView] = {}  # what the web and the commands see
+        self.runtimes: dict[str, TableRuntime] = {}  # the tables themselves (and tests)
         self.broker_kind = "external"
         self.mqtt_url: str | None = options.mqtt_url
         self.http_url: str | None = None
@@ -78,17 +80,18 @@ class Service:
             self.add_table(config)
         await self._start_http()
 
-    def add_table(self, config: TableConfig, fresh: bool = False) -> TableRuntime:
+    def add_table(self, config: TableConfig, fresh: bool = False) -> TableView:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
         runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
-        self.tables[config.id] = runtime
+        self.runtimes[config.id] = runtime
+        self.tables[config.id] = view = TableView(runtime)
         if fresh:
             runtime.start_fresh()
         else:
             runtime.resume_or_start()
-        return runtime
+        return view
 
     @property
     def broker_address(self) -> tuple[str, int]:
@@ -137,7 +140,7 @@ class Service:
         self.http_url = f"http://{self.options.http_host}:{port}"
 
     def _route(self, message: ShipMessage) -> None:
-        runtime = self.tables.get(message.table_id)
+        runtime = self.runtimes.get(message.table_id)
         if runtime is None:
             self.foreign_messages[message.table_id] += 1
             if self.foreign_messages[message.table_id] == 1:
@@ -155,7 +158,7 @@ class Service:
             runtime.report_failure(f"a {message.name} message from the ship")
 
     async def stop(self) -> None:
-        for runtime in self.tables.values():
+        for runtime in self.runtimes.values():
             runtime.close()
         if self._traces is not None:
             self._traces.close()

@@ -79,7 +79,7 @@ def test_a_harbour_is_tared_its_docks_calibrated_and_a_barrel_weighed(harbour):
 
     state = step(service, "finish", {"save": True, "new_game": False})
     barrel = state["items"]["barrel"]
-    runtime = service.service.tables["demo-1"]
+    runtime = service.service.runtimes["demo-1"]
     assert service.call(lambda: runtime.referee.barrel_g) == barrel  # counted with it at once
     assert service.table("demo-1")["referee"]["barrel_g"] == barrel
     assert state["table_items"] == {"barrel": barrel}

@@ -90,7 +90,7 @@ def test_a_virtual_table_is_tared_calibrated_and_its_pieces_weighed(demo):
 
     state = wizard(service, "demo-1", "finish", {"save": True, "new_game": False})
     assert not state["active"] and "memory" in state["saved"]["where"]
-    runtime = service.service.tables["demo-1"]
+    runtime = service.service.runtimes["demo-1"]
     boat = state["items"]["boat"]
     assert service.call(lambda: runtime.config.items["boat"]) == boat
     assert service.call(lambda: runtime.referee.item_grams["boat"]) == boat  # used at once

@@ -153,12 +153,9 @@ def announce(service: Service, console: Console) -> None:
     console.print(f"  API       {service.http_url}/api/docs")
     if not service.tables:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
-    for runtime in service.tables.values():
-        players = ", ".join(runtime.config.player_names)
-        kind = "real ship" if runtime.virtual is None else runtime.virtual.describe()
-        console.print(
-            f"  table     {runtime.config.id}: {runtime.config.game} for {players} ({kind})"
-        )
+    for table in service.tables.values():
+        players = ", ".join(table.config.player_names)
+        console.print(f"  table     {table.id}: {table.game} for {players} ({table.describe()})")
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()

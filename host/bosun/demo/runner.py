@@ -105,14 +105,13 @@ async def add_virtual_table(
         demo=True,
         **kind.config,
     )
-    runtime = service.add_table(config, fresh=True)
+    view = service.add_table(config, fresh=True)
     # after the table exists, so its birth message is not a stranger's
     if firmware:  # MicroPython boots in a second or two: not on the event loop
         await asyncio.get_running_loop().run_in_executor(None, node.start)
     else:
         node.start()
-    runtime.next_game_after_s = NEXT_GAME_AFTER_S
-    runtime.games_left = None if games is None else games - 1
+    view.play_on(NEXT_GAME_AFTER_S, games)
     players = kind.players(
         table_id,
         node,
@@ -122,8 +121,8 @@ async def add_virtual_table(
         seed=node_seed,
         style=style,
     )
-    players.hands_off = lambda: runtime.calibrating
+    players.hands_off = lambda: view.calibrating
     players.start()
     table = kind.table(config, node, players)
-    runtime.virtual = table
+    view.attach_virtual(table)
     return table

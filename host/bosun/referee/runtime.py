@@ -73,7 +73,7 @@ class TableRuntime:
         self.game_id: str | None = None
         self.seats: dict[str, str] = {}  # player -> secret token
         self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_LENGTH)
-        self.listeners: set[Callable[[TableRuntime], None]] = set()
+        self.listeners: set[Callable[[], None]] = set()
         self.link = ShipLink(
             config.id, bus, clock, self, lambda boot: store.last_seq(config.id, boot)
         )
@@ -81,7 +81,6 @@ class TableRuntime:
         # Virtual tables start their next game by themselves (None: people start it).
         self.next_game_after_s: float | None = None
         self.games_left: int | None = None  # how many more games may start by themselves
-        self.virtual = None  # a demo's VirtualTable: a simulated ship people can play on
         # The calibration wizard is weighing things on the ship: its events are not refereed.
         self.calibrating = False
         self._timer = None
@@ -228,8 +227,8 @@ class TableRuntime:
 
     # -- people ------------------------------------------------------------------------------
 
-    def player_input(self, token: str, request: dict[str, Any]) -> dict[str, Any]:
-        """A request from a seat's page; raises Rejected with a reason for the player."""
+    def player_input(self, token: str, request: dict[str, Any]) -> str:
+        """A request from a seat's page; the seat's player, or Rejected with a reason."""
         seat = self.seat_of(token)
         if seat is None:
             raise Rejected("this seat link is not valid for the game at this table")
@@ -237,7 +236,7 @@ class TableRuntime:
             raise Rejected("a request must be a JSON object")
         payload = {"seat": seat, "request": request}
         self._process("input", payload, lambda now: self.referee.on_input(seat, request, now))
-        return self.player_snapshot(seat)
+        return seat
 
     def seat_of(self, token: str) -> str | None:
         for player, secret in self.seats.items():
@@ -329,8 +328,9 @@ class TableRuntime:
         self.notify()
 
     def notify(self) -> None:
+        """Tell whoever watches the table (its view's pages) that something changed."""
         for listener in list(self.listeners):
-            listener(self)
+            listener()
 
     def _reschedule(self) -> None:
         if self._timer is not None:
@@ -360,45 +360,6 @@ class TableRuntime:
         self._timer = self._next_game_timer = None
         self.link.close()
         self.traces.flush()
-
-    # -- what people see ---------------------------------------------------------------------
-
-    def snapshot(self) -> dict[str, Any]:
-        """The public picture of the table: never a secret card, never a seat token."""
-        referee = self.referee
-        return {
-            "table": {
-                "id": self.config.id,
-                "game": self.config.game,
-                "players": [s.model_dump() for s in self.config.players],
-                "settle_s": self.config.settle_s,
-                "table_sensor": self.config.table_sensor,
-            },
-            "game_id": self.game_id,
-            "virtual": self.virtual is not None,
-            "calibrating": self.calibrating,
-            "humans": sorted(self.virtual.players.humans) if self.virtual else [],
-            "state": referee.view if referee else None,
-            "referee": referee.referee_state() if referee else None,
-            "ship": {
-                "online": self.link.online,
-                "status": self.link.status,
-                "weights": self.link.weights,
-            },
-            "feed": list(self.feed)[-50:],
-            "now_ms": self.clock.now_ms(),
-        }
-
-    def player_snapshot(self, player: str) -> dict[str, Any]:
-        snapshot = self.snapshot()
-        snapshot["you"] = player
-        snapshot["state"] = self.referee.player_view(player) if self.referee else None
-        snapshot["legal"] = (
-            self.referee.match.game.legal_actions(self.referee.match.state, player)
-            if self.referee
-            else []
-        )
-        return snapshot
 
 
 def _stored(effect: Effect) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from bosun.referee.runtime import TableRuntime
+from bosun.referee.view import TableView
 from bosun.web.api import create_api
 from bosun.web.calibration import CalibrationDesk, create_calibration_api
 from bosun.web.context import WebContext
@@ -24,16 +24,17 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(
-    tables: dict[str, TableRuntime],
+    tables: dict[str, TableView],
     operator_key: str,
-    store=None,
+    store,
     tables_file: str | Path | None = None,
 ) -> FastAPI:
-    """The whole web app; `store` defaults to the tables' store, `tables_file` is where the
-    calibration wizard writes item weights of configured tables (None: kept in memory)."""
+    """The whole web app over the tables' views and the service's store; `tables_file` is
+    where the calibration wizard writes item weights of configured tables (None: kept in
+    memory)."""
     app = create_api(tables, operator_key)
     path = Path(tables_file) if tables_file else None
-    ctx = WebContext(tables, operator_key, store_given=store, tables_file=path)
+    ctx = WebContext(tables, operator_key, store=store, tables_file=path)
     archive = GameArchive(ctx)
     app.state.web = ctx
     app.state.calibration = CalibrationDesk(ctx)

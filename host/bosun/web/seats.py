@@ -18,7 +18,6 @@ from fastapi.responses import Response
 
 from bosun.web.context import ApiError, WebContext
 
-RECENT_GAMES = 5  # a finished game's link leads on for this many games of its table
 MAX_TOKEN_CHARS = 64
 
 
@@ -49,33 +48,28 @@ def qr_svg(text: str) -> bytes:
 
 
 def current_seat(ctx: WebContext, token: str):
-    """(runtime, player) of a seat token of a running game, or (None, None)."""
+    """(table view, player) of a seat token of a running game, or (None, None)."""
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None, None
-    for runtime in ctx.tables.values():
-        player = runtime.seat_of(token)
+    for view in ctx.tables.values():
+        player = view.seat_of(token)
         if player is not None:
-            return runtime, player
+            return view, player
     return None, None
 
 
 def follow_seat(ctx: WebContext, token: str) -> str | None:
     """The token of the same player's seat in the table's present game, if `token` was theirs
     in one of its recent finished games (or is still valid); else None."""
-    runtime, _ = current_seat(ctx, token)
-    if runtime is not None:
+    view, _ = current_seat(ctx, token)
+    if view is not None:
         return token
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None
-    for runtime in ctx.tables.values():
-        if runtime.game_id is None:
-            continue
-        for row in runtime.store.games(table_id=runtime.config.id)[-RECENT_GAMES - 1 :]:
-            if row.running or row.game_id == runtime.game_id:
-                continue
-            player = runtime.store.seat_for_token(row.game_id, token)
-            if player is not None and player in runtime.seats:
-                return runtime.seats[player]
+    for view in ctx.tables.values():
+        followed = view.follow(token)
+        if followed is not None:
+            return followed
     return None
 
 
@@ -84,8 +78,8 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
 
     @router.get("/qr/seat/{token}.svg")
     async def seat_qr(token: str, request: Request) -> Response:
-        runtime, _ = current_seat(ctx, token)
-        if runtime is None:
+        view, _ = current_seat(ctx, token)
+        if view is None:
             raise ApiError(404, "unknown seat link")
         return Response(
             qr_svg(seat_url(request, token)),
@@ -105,23 +99,24 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
     @router.get("/api/tables/{table_id}/seat-links")
     async def seat_links(table_id: str, request: Request) -> dict[str, Any]:
         ctx.require_operator(request)
-        runtime = ctx.table(table_id)
-        humans = runtime.virtual.players.humans if runtime.virtual else set()
+        view = ctx.table(table_id)
+        humans = view.virtual.humans if view.virtual else set()
+        config = view.config
         return {
-            "game_id": runtime.game_id,
+            "game_id": view.game_id,
             "reachable_by_phones": reachable_by_phones(request),
             "seats": [
                 {
                     "player": player,
-                    "colour": runtime.config.colour_of(player)
-                    if player in runtime.config.player_names
+                    "colour": config.colour_of(player)
+                    if player in config.player_names
                     else "#999999",
                     "url": seat_url(request, token),
                     "path": f"/seat/{token}",
                     "qr": f"/qr/seat/{token}.svg",
                     "human": player in humans,
                 }
-                for player, token in runtime.seats.items()
+                for player, token in view.seat_tokens().items()
             ],
         }
 
