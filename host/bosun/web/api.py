@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sse_starlette.sse import EventSourceResponse
 
+from bosun import bosun_version
 from bosun.games import Rejected
 from bosun.referee.view import TableView
 from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
@@ -26,7 +27,14 @@ __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream"]
 
 
 def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
-    app = FastAPI(title="bosun", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    # The docs page is served with the vendored Swagger UI (web/app.py), never from a CDN.
+    app = FastAPI(
+        title="bosun",
+        version=bosun_version(),
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:

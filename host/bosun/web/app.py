@@ -1,7 +1,8 @@
 """The web application `bosun run` serves: the API, the pages and their static assets.
 
-Everything is served from here (no CDN): the vendored uPlot, the scripts, the styles; QR
-codes are drawn on the server.
+Everything is served from here (no CDN): the vendored uPlot and Swagger UI (the API docs at
+/api/docs), the scripts, the styles; QR codes are drawn on the server. A café's network is
+often offline: every page works without one.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from bosun.referee.view import TableView
@@ -21,6 +24,7 @@ from bosun.web.seats import create_seats_api
 from bosun.web.stats import create_stats_api
 
 STATIC = Path(__file__).parent / "static"
+SWAGGER_UI = "/static/vendor/swagger-ui"
 
 
 def create_app(
@@ -44,4 +48,17 @@ def create_app(
     app.include_router(create_calibration_api(ctx, app.state.calibration))
     app.include_router(create_pages(ctx))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/docs", include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        """The JSON API, described and tried out in the vendored Swagger UI."""
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url,
+            title="bosun: the API",
+            swagger_js_url=f"{SWAGGER_UI}/swagger-ui-bundle.js",
+            swagger_css_url=f"{SWAGGER_UI}/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+            swagger_ui_parameters={"validatorUrl": None},  # no call to swagger.io's validator
+        )
+
     return app
