@@ -99,8 +99,9 @@ def test_a_new_game_takes_only_its_games_options_and_old_links_lead_on(table):
     game_id = table.new_game(["bob", "ann"], {"captain": "ann", "settle_s": 3})
     assert game_id == table.game_id and table.state()["captain"] == "ann"
     assert table.seat_of(old["ann"]) is None
-    assert table.follow(old["ann"]) == table.seat_tokens()["ann"]
-    assert table.follow(old["cy"]) is None  # cy does not play this game
+    assert table.earlier_player(old["ann"], game_id) == "ann"  # her link leads on
+    assert "cy" not in table.seat_tokens()  # cy does not play this game
+    assert table.earlier_player(table.seat_tokens()["bob"], game_id) is None
 
 
 def test_the_wizard_measures_through_the_view(table):

@@ -115,31 +115,24 @@ async def serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    virtual = []
     try:
         await service.start()
         if demo_tables:
             from bosun.demo.runner import add_virtual_tables, virtual_games
 
             first, *others = virtual_games()
-            virtual = await add_virtual_tables(
-                service, demo_tables, game=first, firmware=int(firmware)
-            )
-            for game in others:  # and one table of every other game beside them
-                virtual += await add_virtual_tables(service, 1, game=game, first=len(virtual) + 1)
+            await add_virtual_tables(service, demo_tables, game=first, firmware=int(firmware))
+            for n, game in enumerate(others):  # and one table of every other game beside them
+                await add_virtual_tables(service, 1, game=game, first=demo_tables + n + 1)
     except (OSError, ConnectionError, ValueError, RuntimeError) as why:
         # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
-        for table in virtual:
-            await table.stop()
-        await service.stop()
+        await service.stop()  # also the virtual tables that did start
         return 1
     announce(service, console)
     await stop.wait()
     console.print("stopping ...")
-    for table in virtual:
-        await table.stop()
-    await service.stop()
+    await service.stop()  # tables, bots, boards, web, MQTT, store, broker: in that order
     console.print("stopped; everything is in the store.")
     return 0
 

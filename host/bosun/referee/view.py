@@ -30,6 +30,8 @@ class VirtualTable(Protocol):
 
     def describe(self) -> str: ...
 
+    async def stop(self) -> None: ...
+
     def claim(self, player: str, human: bool) -> None: ...
 
     def act(
@@ -174,18 +176,16 @@ class TableView:
         """Every seat's secret token by player (for the operator only)."""
         return dict(self._runtime.seats)
 
-    def follow(self, token: str) -> str | None:
-        """The token of the same player's seat in the present game, if `token` was theirs in
-        one of this table's recent finished games."""
-        runtime = self._runtime
-        if runtime.game_id is None:
-            return None
-        for row in runtime.store.games(table_id=self.id)[-RECENT_GAMES - 1 :]:
-            if row.running or row.game_id == runtime.game_id:
+    def earlier_player(self, token: str, present_game: str) -> str | None:
+        """The player `token` seated in one of this table's recent finished games (other than
+        `present_game`), if any. It reads the store: call it from a worker thread."""
+        store = self._runtime.store
+        for row in store.games(table_id=self.id)[-RECENT_GAMES - 1 :]:
+            if row.running or row.game_id == present_game:
                 continue
-            player = runtime.store.seat_for_token(row.game_id, token)
-            if player is not None and player in runtime.seats:
-                return runtime.seats[player]
+            player = store.seat_for_token(row.game_id, token)
+            if player is not None:
+                return player
         return None
 
     def new_game(self, players: list[str] | None, options: dict[str, Any]) -> str:

@@ -8,10 +8,7 @@ The API sees each table only through its `TableView` (bosun.referee.view).
 
 from __future__ import annotations
 
-import asyncio
-import json
 import secrets
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,6 +19,7 @@ from bosun import bosun_version
 from bosun.games import Rejected
 from bosun.referee.view import TableView
 from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
+from bosun.web.streams import LiveStreams, stream
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream"]
 
@@ -35,6 +33,7 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
+    app.state.streams = LiveStreams()
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
@@ -155,37 +154,3 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
         )
 
     return app
-
-
-async def stream(
-    view: TableView,
-    request: Request,
-    build: Callable[[], dict[str, Any]],
-    valid: Callable[[], bool] | None = None,
-) -> AsyncIterator[dict[str, str]]:
-    """Send the snapshot now and again after every change; drop stale ones under load.
-
-    With `valid`, the stream ends with an `ended` event once it returns False (a seat link
-    of a finished game must not show that seat's next game).
-    """
-    changed = asyncio.Event()
-
-    def listener() -> None:
-        changed.set()
-
-    view.watch(listener)
-    try:
-        yield {"event": "snapshot", "data": json.dumps(build())}
-        while not await request.is_disconnected():
-            try:
-                await asyncio.wait_for(changed.wait(), timeout=5)
-            except TimeoutError:
-                continue
-            changed.clear()
-            if valid is not None and not valid():
-                message = "this seat link belongs to a finished game"
-                yield {"event": "ended", "data": json.dumps({"error": message})}
-                return
-            yield {"event": "snapshot", "data": json.dumps(build())}
-    finally:
-        view.unwatch(listener)

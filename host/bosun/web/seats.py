@@ -8,6 +8,7 @@ operator.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from typing import Any
 
@@ -58,18 +59,22 @@ def current_seat(ctx: WebContext, token: str):
     return None, None
 
 
-def follow_seat(ctx: WebContext, token: str) -> str | None:
+async def follow_seat(ctx: WebContext, token: str) -> str | None:
     """The token of the same player's seat in the table's present game, if `token` was theirs
-    in one of its recent finished games (or is still valid); else None."""
+    in one of its recent finished games (or is still valid); else None. The store is read in
+    a worker thread; the tables are looked at on the loop, where they live."""
     view, _ = current_seat(ctx, token)
     if view is not None:
         return token
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None
-    for view in ctx.tables.values():
-        followed = view.follow(token)
-        if followed is not None:
-            return followed
+    for view in list(ctx.tables.values()):
+        present, seats = view.game_id, view.seat_tokens()
+        if present is None:
+            continue
+        player = await asyncio.to_thread(view.earlier_player, token, present)
+        if player is not None and player in seats:
+            return seats[player]
     return None
 
 
@@ -82,14 +87,14 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
         if view is None:
             raise ApiError(404, "unknown seat link")
         return Response(
-            qr_svg(seat_url(request, token)),
+            await asyncio.to_thread(qr_svg, seat_url(request, token)),  # ~tens of ms of CPU
             media_type="image/svg+xml",
             headers={"cache-control": "no-store"},
         )
 
     @router.get("/api/seat/{token}/next")
     async def next_seat(token: str) -> dict[str, Any]:
-        new = follow_seat(ctx, token)
+        new = await follow_seat(ctx, token)
         if new is None:
             raise ApiError(
                 404, "this seat link does not lead to a game any more: ask for a new one"
