@@ -29,6 +29,7 @@ import uvicorn
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
+from bosun.games import registry
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
@@ -77,6 +78,7 @@ class Service:
 
     def __init__(self, options: ServiceOptions) -> None:
         self.options = options
+        registry.kits()  # the games' kits are imported now, never on the event loop
         self.tables: dict[str, TableView] = {}  # what the web and the commands see
         self.runtimes: dict[str, TableRuntime] = {}  # the tables themselves (and tests)
         self.broker_kind = "external"

@@ -8,9 +8,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 POLL_S = 0.02  # the service answers in milliseconds: polling this often costs nothing
+CEILING_S = 60.0  # a wait is for an event; the ceiling only stops a hung test
 
 
-def until(fetch: Callable[[], T], condition: Callable[[T], Any], timeout_s: float = 10.0) -> T:
+def until(fetch: Callable[[], T], condition: Callable[[T], Any], timeout_s: float = CEILING_S) -> T:
     """`fetch()` again and again until `condition` holds of it; AssertionError with the last
     value fetched once `timeout_s` has passed."""
     deadline = time.monotonic() + timeout_s

@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         tables_file=str(tables_file) if tables_file and tables else None,
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
+    if demo_tables:  # imported here, not on the event loop: it brings every game's simulator
+        import bosun.demo.runner  # noqa: F401
     return asyncio.run(serve(options, console, demo_tables, firmware=args.firmware))
 
 

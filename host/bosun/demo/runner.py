@@ -21,18 +21,28 @@ SEATS = (("ann", "bob", "cy"), ("dee", "eve", "finn"), ("gus", "hal", "ivy", "jo
 NEXT_GAME_AFTER_S = 4.0
 
 
+def _load(where: str) -> VirtualKind:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+# Every game's virtual table, imported with this module (not later, on the event loop).
+KINDS: dict[str, VirtualKind] = {
+    kit.name: _load(kit.virtual) for kit in registry.kits() if kit.virtual is not None
+}
+
+
 def virtual_kind(game: str) -> VirtualKind:
     """How a virtual table of `game` is built; ValueError if it has none."""
     kit = registry.kit(game)
-    if kit.virtual is None:
+    if kit.name not in KINDS:
         raise ValueError(f"{kit.title} has no virtual table")
-    module, _, name = kit.virtual.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return KINDS[kit.name]
 
 
 def virtual_games() -> list[str]:
     """The games that have a virtual table, bosun's own first."""
-    return [kit.name for kit in registry.kits() if kit.virtual is not None]
+    return list(KINDS)
 
 
 def firmware_games() -> list[str]:
