@@ -152,6 +152,8 @@ def test_no_fact_of_the_contract_is_defined_twice():
 
 
 def test_the_table_id_rule_and_its_pattern_agree():
+    assert protocol.TABLE_ID_CHARACTERS == protocol.TABLE_ID_FIRST + "_-"
+    assert f"{{0,{protocol.MAX_TABLE_ID - 1}}}" in protocol.TABLE_ID_PATTERN
     pattern = re.compile(protocol.TABLE_ID_PATTERN)
     candidates = ["t1", "window", "a", "0-table", "cafe_3", "x" * 32, "x" * 33, ""]
     candidates += ["Window", "-t", "_t", "t 1", "t/1", "+", "#", "tä", "T1"]

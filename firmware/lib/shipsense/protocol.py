@@ -36,8 +36,6 @@ reached the broker). Lines that are not JSON are console text for people.
 
 import json
 
-from shipsense.geometry import ZONES
-
 VERSION = 1
 ROOT = "bosun"
 
@@ -85,16 +83,12 @@ TRACE_COLUMNS = (
 )
 
 # Limits of what may cross the wire, one set for both sides (the ship builds within them, the
-# host refuses anything beyond them; issue 14's link adds rate limits on top).
+# host refuses anything beyond them; issue 14's link adds rate limits on top). The limits of
+# what only ships send (event fields, trace batches) are in ship_messages.py beside them.
 MAX_PAYLOAD_BYTES = 4096  # any one message, JSON text; the ESP32 parses commands in its heap
-MAX_TRACE_BYTES = 65536  # but a `ship/trace` batch of raw samples (the host's to take)
 MAX_TABLE_ID = 32
 MAX_BOOT_ID = 32
-MAX_EVENT_TYPE = 32
 MAX_SEQ = 2**53  # events are numbered 1, 2, 3, ... within a boot; JSON keeps this exact
-MAX_T_MS = 1.0e11  # ship milliseconds since boot: three and a half years; beyond, corrupt
-MAX_EVENT_GRAMS = 5000.0  # far above anything a ship can hold; beyond it a reading is broken
-MAX_EVENT_ZONES = len(ZONES)  # zones an event may name, 1..10 (RR1)
 MAX_ZONES = 16  # zones a ship may be built with (one HX711 a zone), for commands
 MAX_ID_LENGTH = 64
 MAX_ITEM_NAME = 40
@@ -106,10 +100,11 @@ MAX_COUNTDOWN_S = 120
 # Table ids: 1-32 of lower-case letters, digits, '_' and '-', starting with a letter or a
 # digit. One rule for the ship's config.json, the host's tables file, topics and the API, so a
 # ship is always matched by the table of the same name ("Window" is refused everywhere).
+# (Literals, not computed: on the ESP32 a frozen literal stays in flash, off the heap.)
 TABLE_ID_FIRST = "abcdefghijklmnopqrstuvwxyz0123456789"
-TABLE_ID_CHARACTERS = TABLE_ID_FIRST + "_-"
-# The same rule as a regular expression, for schemas (tests prove the two agree).
-TABLE_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0," + str(MAX_TABLE_ID - 1) + "}$"
+TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_-"
+# The same rule as a regular expression, for schemas (tests prove the three agree).
+TABLE_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$"
 
 LED_SHOWS = ("off", "prompt", "countdown", "fall", "winner", "error")
 
@@ -213,15 +208,9 @@ def _refuse_constant(name):
 # CPython's json reads NaN and Infinity, which JSON does not have: refuse them where the
 # parser can be told (MicroPython's json takes no keywords, and its ship never sends them).
 try:
-    json.loads("1", parse_constant=_refuse_constant)
-    _STRICT_JSON = {"parse_constant": _refuse_constant}
+    _STRICT_JSON = json.loads("1", parse_constant=_refuse_constant) == 1
 except TypeError:
-    _STRICT_JSON = {}
-
-
-def max_bytes(name):
-    """The longest payload a message on topic `name` (like `ship/trace`) may have."""
-    return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
+    _STRICT_JSON = False
 
 
 def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
@@ -239,7 +228,10 @@ def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
     if len(payload) > limit:
         raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
     try:
-        msg = json.loads(payload, **_STRICT_JSON)
+        if _STRICT_JSON:
+            msg = json.loads(payload, parse_constant=_refuse_constant)
+        else:
+            msg = json.loads(payload)
     except ValueError:
         raise ProtocolError(f"{what} is not valid JSON") from None
     except RuntimeError:  # nested too deep for the parser (CPython's RecursionError too)
@@ -267,105 +259,6 @@ def check_boot(boot):
     return boot
 
 
-def check_seq(seq):
-    """`seq` if it is an event number (1..MAX_SEQ), else ProtocolError."""
-    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
-        raise ProtocolError(f"seq must be an integer from 1, not {seq!r}")
-    return seq
-
-
-def _ship_time(kind, msg, name):
-    value = msg[name]
-    if not is_number(value) or not 0 <= value <= MAX_T_MS:
-        raise ProtocolError(
-            f"event {kind!r}: {name!r} must be ship milliseconds from 0 to 1e11, not {value!r}"
-        )
-
-
-def _event_zone(kind, msg, name):
-    value = msg.get(name)
-    if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
-        raise ProtocolError(
-            f"event {kind!r}: {name!r} must be a zone 1-{MAX_EVENT_ZONES}, not {value!r}"
-        )
-
-
-def _event_grams(kind, msg, name, required=True):
-    if name not in msg and not required:
-        return
-    value = msg.get(name)
-    if value is None and not required:
-        return
-    if not is_number(value) or not -MAX_EVENT_GRAMS <= value <= MAX_EVENT_GRAMS:
-        raise ProtocolError(
-            f"event {kind!r}: {name!r} must be grams from -{MAX_EVENT_GRAMS:g} to"
-            f" {MAX_EVENT_GRAMS:g}, not {value!r}"
-        )
-
-
-def _event_zones(kind, msg, name):
-    if name not in msg:
-        return
-    zones = msg[name]
-    if not isinstance(zones, list) or len(zones) > MAX_EVENT_ZONES:
-        raise ProtocolError(
-            f"event {kind!r}: {name!r} must be a list of at most {MAX_EVENT_ZONES} zones"
-        )
-    for zone in zones:
-        if not is_int(zone) or not 1 <= zone <= MAX_EVENT_ZONES:
-            raise ProtocolError(
-                f"event {kind!r}: {name!r} holds {zone!r}, not a zone 1-{MAX_EVENT_ZONES}"
-            )
-
-
-# Event type -> the fields the host acts on, checked beyond the envelope (DESIGN.md).
-# Other types (touch, fault, ...) and other fields pass as they are.
-EVENT_FIELDS = {
-    "place": (("zone", "zone"), ("grams", "grams")),
-    "fall": (("grams", "grams"), ("zones", "zones")),
-    "shift": (("from", "zone"), ("to", "zone"), ("grams", "grams")),
-    "land": (("grams", "grams_or_null"),),
-    "leaving": (("grams", "grams"), ("zones", "zones")),
-}
-
-
-def check_event(msg):
-    """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
-    the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
-    check_event_envelope(msg)
-    kind = msg["type"]
-    for name, field_kind in EVENT_FIELDS.get(kind, ()):
-        if field_kind == "zone":
-            _event_zone(kind, msg, name)
-        elif field_kind == "zones":
-            _event_zones(kind, msg, name)
-        else:
-            _event_grams(kind, msg, name, required=field_kind == "grams")
-    return msg
-
-
-def check_event_envelope(msg):
-    """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
-    carries events without acting on them (the serial bridge) checks this much."""
-    if not isinstance(msg, dict):
-        raise ProtocolError("an event must be a JSON object")
-    kind = msg.get("type")
-    if not isinstance(kind, str) or not 1 <= len(kind) <= MAX_EVENT_TYPE:
-        raise ProtocolError(f"event needs a 'type' string of 1-{MAX_EVENT_TYPE} characters")
-    if not is_number(msg.get("t_ms")):
-        raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
-    _ship_time(kind, msg, "t_ms")
-    if "decided_ms" in msg:
-        if not is_number(msg["decided_ms"]):
-            raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
-        _ship_time(kind, msg, "decided_ms")
-    check_boot(msg.get("boot"))
-    seq = msg.get("seq")
-    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
-        raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
-    return msg
-
-
 def status_message(online, fw=None, boot=None, config=None, problems=None, extra=None):
     """A `ship/status` message; `extra` adds fields such as `loop` or `link`."""
     msg = {"online": bool(online)}
@@ -383,15 +276,6 @@ def status_message(online, fw=None, boot=None, config=None, problems=None, extra
     return msg
 
 
-def check_status(msg):
-    if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
-        raise ProtocolError("status needs 'online', true or false")
-    problems = msg.get("problems", [])
-    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
-        raise ProtocolError("status 'problems' must be a list of strings")
-    return msg
-
-
 def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     return {
         "boot": boot,
@@ -403,41 +287,9 @@ def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     }
 
 
-def check_weights(msg):
-    if not isinstance(msg, dict):
-        raise ProtocolError("weights must be a JSON object")
-    check_boot(msg.get("boot"))
-    if not is_number(msg.get("t_ms")):
-        raise ProtocolError("weights need a finite number 't_ms'")
-    zones = msg.get("zones_g")
-    if not isinstance(zones, list) or not zones or not all(is_number(g) for g in zones):
-        raise ProtocolError("weights need 'zones_g', a list of numbers")
-    table_g = msg.get("table_g")
-    if table_g is not None and not is_number(table_g):
-        raise ProtocolError("weights 'table_g' must be a number or null")
-    return msg
-
-
 def trace_message(boot, rows):
     """A `ship/trace` batch: rows in TRACE_COLUMNS order (table_g, impact may be None)."""
     return {"boot": boot, "columns": list(TRACE_COLUMNS), "rows": rows}
-
-
-def check_trace(msg):
-    if not isinstance(msg, dict):
-        raise ProtocolError("trace must be a JSON object")
-    check_boot(msg.get("boot"))
-    rows = msg.get("rows")
-    if not isinstance(rows, list):
-        raise ProtocolError("trace needs 'rows', a list")
-    width = len(TRACE_COLUMNS)
-    for i, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != width:
-            raise ProtocolError(f"trace row {i} must be a list of {width} values")
-        for j in range(11):
-            if not is_number(row[j]):
-                raise ProtocolError(f"trace row {i}: {TRACE_COLUMNS[j]} must be a number")
-    return msg
 
 
 # --- commands and results --------------------------------------------------------------------
@@ -582,14 +434,6 @@ def result_message(cmd_id, name, ok, error=None, data=None):
         for key in data:
             if key not in msg:
                 msg[key] = data[key]
-    return msg
-
-
-def check_result(msg):
-    if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
-        raise ProtocolError("a result needs 'ok', true or false")
-    if not msg["ok"] and not isinstance(msg.get("error"), str):
-        raise ProtocolError("a failed result needs 'error', a sentence")
     return msg
 
 

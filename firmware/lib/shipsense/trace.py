@@ -8,7 +8,8 @@ Numbers are parsed by `parse_decimal` with integer arithmetic, so CPython and Mi
 bit-identical floats from the same text (and NaN, inf or "1_000" are refused, not read).
 """
 
-from shipsense.protocol import MAX_T_MS, TRACE_COLUMNS
+from shipsense.protocol import TRACE_COLUMNS
+from shipsense.ship_messages import MAX_T_MS
 
 HEADER = TRACE_COLUMNS
 ZONE_COLUMNS = TRACE_COLUMNS[1:-2]

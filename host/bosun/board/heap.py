@@ -41,7 +41,6 @@ from bosun.board.micropython import FIRMWARE, REFERENCE_CONFIG, find_micropython
 # Every firmware module a ship with the MQTT link imports, in an order in which each one's
 # imports come before it (the frozen stage executes them one by one).
 FIRMWARE_MODULES = (
-    "shipsense.geometry",
     "shipsense.protocol",
     "settings",
     "calibration",

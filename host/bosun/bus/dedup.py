@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 
 @dataclass
@@ -72,7 +72,7 @@ class EventDeduplicator:
     def accept(self, boot: str, seq: int, now_s: float) -> bool:
         """True if (boot, seq) is new (use the event), False for a duplicate or a given-up one."""
         protocol.check_boot(boot)
-        protocol.check_seq(seq)
+        ship_messages.check_seq(seq)
         stream = self._streams.get(boot)
         if stream is None:
             stream = self._new_stream(boot)

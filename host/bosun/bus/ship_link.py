@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from bosun.bus.dedup import EventDeduplicator
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 log = logging.getLogger(__name__)
 
@@ -124,13 +124,13 @@ class ShipLink:
         if name not in protocol.SHIP_TOPICS:
             raise protocol.ProtocolError(f"a ship does not send {name!r}")
         kind = name.rpartition("/")[2]
-        message = protocol.decode(payload, kind, protocol.max_bytes(name))
+        message = protocol.decode(payload, kind, ship_messages.max_bytes(name))
         if name == protocol.EVENT:
-            return protocol.check_event(message)
+            return ship_messages.check_event(message)
         if name == protocol.STATUS:
-            return protocol.check_status(message)
+            return ship_messages.check_status(message)
         if name == protocol.RESULT:
-            return protocol.check_result(message)
+            return ship_messages.check_result(message)
         if name == protocol.TRACE:
             # The store's packer checks every value (types, finite, ranges, time order) in C
             # loops; at 80 SPS on a whole café, checking value by value here cost more.

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 
 from bosun.store.records import InvalidEntry
-from shipsense.protocol import MAX_T_MS, TRACE_COLUMNS
+from shipsense.protocol import TRACE_COLUMNS
+from shipsense.ship_messages import MAX_T_MS
 from shipsense.trace import MAX_ABS_GRAMS  # the reader's bounds: every stored row exports
 
 SAMPLE = struct.Struct("<d12f")
