@@ -13,7 +13,7 @@ the old file or the new one, never half of one.
 
 import json
 
-from shipsense.protocol import is_number
+from shipsense.protocol import MAX_ITEM_NAME, is_number
 
 VERSION = 1
 FILE = "calibration.json"
@@ -21,7 +21,6 @@ FILE = "calibration.json"
 RAW_MIN = -0x800000
 RAW_MAX = 0x7FFFFF
 MAX_ITEM_GRAMS = 10000
-MAX_ITEM_NAME = 40
 
 
 class Calibration:

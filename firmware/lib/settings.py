@@ -28,10 +28,9 @@ Fields (defaults in DEFAULTS):
 
 import json
 
-from shipsense.protocol import is_int, is_number
+from shipsense.protocol import ProtocolError, check_table_id, is_int, is_number
 
 VERSION = 1
-TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 # ESP32 GPIOs that exist; 34-39 are inputs only, 6-11 drive the SPI flash.
 ESP32_GPIOS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25, 26, 27) + (
     32,
@@ -174,11 +173,11 @@ class _Checker:
 
 
 def _table_ok(value):
-    return (
-        isinstance(value, str)
-        and 1 <= len(value) <= 32
-        and all(c in TABLE_ID_CHARACTERS for c in value)
-    )
+    try:
+        check_table_id(value)
+    except ProtocolError:
+        return False
+    return True
 
 
 def _pins_problem(pins):
@@ -218,7 +217,12 @@ def check(raw):
     version = raw.get("version", VERSION)
     if version != VERSION:
         c.problems.append(f"config.json: version {version!r} is not {VERSION}; reading it anyway")
-    c.field("table", _table_ok, "1-32 letters, digits, '_' or '-'", required=True)
+    c.field(
+        "table",
+        _table_ok,
+        "1-32 lower-case letters, digits, '_' or '-' (a letter or digit first)",
+        required=True,
+    )
     c.field("link", lambda v: v in ("mqtt", "serial"), '"mqtt" or "serial"')
     c.field("wifi.ssid", lambda v: isinstance(v, str) and len(v) <= 32, "text up to 32 bytes")
     c.field("wifi.password", lambda v: isinstance(v, str) and len(v) <= 64, "text up to 64")

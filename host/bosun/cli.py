@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from bosun import bosun_version
+
 # Each module defines `register(subparsers)`; the parser it adds sets `run(args) -> int`.
 COMMANDS = (
     "replay",
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bosun", description="A referee for physical tabletop games."
     )
+    parser.add_argument("--version", action="version", version=f"bosun {bosun_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"bosun.commands.{name}").register(subparsers)

@@ -30,11 +30,14 @@ import uvicorn
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
+from bosun.games import registry
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
+from bosun.referee.view import TableView
 from bosun.store import Store
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +79,9 @@ class Service:
 
     def __init__(self, options: ServiceOptions) -> None:
         self.options = options
-        self.tables: dict[str, TableRuntime] = {}
+        registry.kits()  # the games' kits are imported now, never on the event loop
+        self.tables: dict[str, TableView] = {}  # what the web and the commands see
+        self.runtimes: dict[str, TableRuntime] = {}  # the tables themselves (and tests)
         self.broker_kind = "external"
         self.mqtt_url: str | None = options.mqtt_url
         self.http_url: str | None = None
@@ -122,17 +127,18 @@ class Service:
             await self.stop()
             raise
 
-    def add_table(self, config: TableConfig, fresh: bool = False) -> TableRuntime:
+    def add_table(self, config: TableConfig, fresh: bool = False) -> TableView:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
         runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
-        self.tables[config.id] = runtime
+        self.runtimes[config.id] = runtime
+        self.tables[config.id] = view = TableView(runtime)
         if fresh:
             runtime.start_fresh()
         else:
             runtime.resume_or_start()
-        return runtime
+        return view
 
     @property
     def broker_address(self) -> tuple[str, int]:
@@ -191,17 +197,22 @@ class Service:
     def _route(self, message: ShipMessage) -> None:
         if self._stopping:
             return  # the tables have stopped deciding; the ship resends what is unacknowledged
-        runtime = self.tables.get(message.table_id)
+        runtime = self.runtimes.get(message.table_id)
         if runtime is None:
             self.foreign_messages[message.table_id] += 1
             if self.foreign_messages[message.table_id] == 1:
-                log.warning("ignoring messages for unknown table %r", message.table_id[:40])
+                try:
+                    protocol.check_table_id(message.table_id)
+                    why = "no such table here"
+                except protocol.ProtocolError as problem:
+                    why = str(problem)
+                log.warning("ignoring messages for table %r: %s", message.table_id[:40], why)
             return
         try:
-            runtime.on_ship_message(message.kind, message.payload)
+            runtime.link.receive(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others
-            log.exception("table %s failed on a %s message", message.table_id, message.kind)
-            runtime.report_failure(f"a {message.kind} message from the ship")
+            log.exception("table %s failed on a %s message", message.table_id, message.name)
+            runtime.report_failure(f"a {message.name} message from the ship")
 
     async def stop(self) -> None:
         """Stop everything in order (see the module's docstring); safe to call twice and after
@@ -209,16 +220,14 @@ class Service:
         if self._stopping:
             return
         self._stopping = True
-        for runtime in self.tables.values():
+        for runtime in self.runtimes.values():
             runtime.close()
         if self._traces is not None:
             await _step("store the last raw samples", self._traces.close_async(), STOP_STORE_S)
-        for runtime in self.tables.values():
-            if runtime.virtual is not None:
+        for table in self.tables.values():
+            if table.virtual is not None:
                 await _step(
-                    f"stop {runtime.config.id}'s virtual table",
-                    runtime.virtual.stop(),
-                    STOP_VIRTUAL_S,
+                    f"stop {table.id}'s virtual table", table.virtual.stop(), STOP_VIRTUAL_S
                 )
         await self._stop_http()
         if self._bus is not None:

@@ -19,11 +19,26 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import tomlkit
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
 
+from bosun.games import registry
 from bosun.games.base import MAX_NAME_LEN, describe_validation_error
+from shipsense.protocol import TABLE_ID_PATTERN
 
-TableId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
+
+def _known_game(name: str) -> str:
+    return registry.kit(name).name  # UnknownGame (a ValueError) names the games there are
+
+
+TableId = Annotated[str, StringConstraints(pattern=TABLE_ID_PATTERN)]
+GameName = Annotated[str, AfterValidator(_known_game)]
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 PlayerName = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_NAME_LEN, pattern=r"^[^\x00-\x1f]+$")
@@ -48,7 +63,7 @@ class TableConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: TableId
-    game: Literal["riffraff", "montego-bay"] = "riffraff"
+    game: GameName = Field(default_factory=registry.default_game)
     players: list[Seat] = Field(min_length=2, max_length=4)
     captain: PlayerName | None = None  # RR3: the oldest player; the first seat if not given
     settle_s: Literal[0, 3] = 0

@@ -104,7 +104,7 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
         expect(saved).to_contain_text("Stored")
         expect(saved).to_contain_text("memory")
         expect(saved).to_contain_text(f"{weighed['rat']:.2f} g")
-    runtime = service.service.tables["demo-1"]
+    runtime = service.service.runtimes["demo-1"]
     items = service.call(lambda: dict(runtime.referee.item_grams))
     assert {item: items[item] for item in weighed} == weighed  # the new game uses them
     snapshot = service.table("demo-1")

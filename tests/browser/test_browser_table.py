@@ -55,8 +55,7 @@ def three_second_service(mosquitto, tmp_path):
 
 
 def act(service, token: str, **request) -> None:
-    response = service.http.post(f"/api/seat/{token}", json=request)
-    assert response.status_code == 200, response.text
+    service.play(token, **request)
 
 
 def test_the_table_view_shows_each_decision_within_100_ms(service, mosquitto):

@@ -6,11 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from support.polling import until
 from support.service import CEILING_S, WHOLE_GAME_CEILING_S, BrokerShip
 
 from bosun.bus.broker import free_port, wait_for_port
@@ -38,16 +38,6 @@ def start_service(workdir: Path, mqtt_url: str, port: int, db_url: str) -> subpr
     )
     assert wait_for_port("127.0.0.1", port, 20, process), process.stderr.read()
     return process
-
-
-def until(fetch, condition, timeout_s=CEILING_S):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = fetch()
-        if condition(value):
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting; last: {value}"
-        time.sleep(0.02)
 
 
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)

@@ -20,7 +20,7 @@ from support.service import CEILING_S
 from bosun.board import ShipSource, VirtualBoard
 from bosun.bus.dedup import EventDeduplicator
 from bosun.sim import ShipParams, VirtualShip
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 TABLE = "t1"
 # The detector learns the empty ship for its first 600 ms: games start after that.
@@ -181,7 +181,7 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
     assert (shift["from"], shift["to"]) == (true_shift["from"], true_shift["to"]) == (9, 3)
     (land,) = host.events("land")  # the crate hit the mat: the piezo IRQ timed it to the ms
     assert fall["t_ms"] < land["impact_ms"] <= land["decided_ms"]
-    weights = protocol.check_weights(host.of(protocol.WEIGHTS)[-1])
+    weights = ship_messages.check_weights(host.of(protocol.WEIGHTS)[-1])
     barrel = next(r for r in truth if r["type"] == "place" and r["item"] == "barrel")
     assert weights["zones_g"][1] == pytest.approx(barrel["grams"], abs=0.5)
     assert weights["settled_g"][1] == pytest.approx(barrel["grams"], abs=0.5)
@@ -425,7 +425,7 @@ def test_a_trace_can_be_switched_on_and_off(mosquitto, host):
         assert not host.of(protocol.TRACE)
         assert host.command("trace", on=True)["ok"]
         batch = host.wait_for(lambda: host.of(protocol.TRACE))[0]
-        assert protocol.check_trace(batch)["columns"] == list(protocol.TRACE_COLUMNS)
+        assert ship_messages.check_trace(batch)["columns"] == list(protocol.TRACE_COLUMNS)
         assert len(batch["rows"]) == 20
         times = [row[0] for row in batch["rows"]]
         assert times == sorted(times) and all(row[12] in (0, 1) for row in batch["rows"])

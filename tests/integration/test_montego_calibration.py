@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from support import polling
 from support.service import CEILING_S, service_options, with_virtual_table
 
 SCALE = 4.0  # each 500 ms measurement of the virtual harbour takes 125 ms
@@ -28,13 +27,8 @@ def step(service, name: str = "", body: dict | None = None, status: int = 200) -
 
 
 def until(service, condition, timeout_s: float = CEILING_S) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        state = step(service)
-        if condition(state):
-            return state
-        assert time.monotonic() < deadline, f"the wizard never got there: {state}"
-        time.sleep(0.02)
+    """The wizard's state, once `condition` holds of it."""
+    return polling.until(lambda: step(service), condition, timeout_s)
 
 
 def measured(service, name: str, body: dict) -> dict:
@@ -79,7 +73,7 @@ def test_a_harbour_is_tared_its_docks_calibrated_and_a_barrel_weighed(harbour):
 
     state = step(service, "finish", {"save": True, "new_game": False})
     barrel = state["items"]["barrel"]
-    runtime = service.service.tables["demo-1"]
+    runtime = service.service.runtimes["demo-1"]
     assert service.call(lambda: runtime.referee.barrel_g) == barrel  # counted with it at once
     assert service.table("demo-1")["referee"]["barrel_g"] == barrel
     assert state["table_items"] == {"barrel": barrel}

@@ -8,7 +8,7 @@ import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from support.service import CEILING_S, BrokerShip, RunningService
+from support.service import CEILING_S, BrokerShip, RunningService, online_ship
 
 from bosun.referee.riffraff import FALL_EPISODE_MS
 from bosun.service import ServiceOptions
@@ -33,14 +33,12 @@ def service(mosquitto, store_url):
 
 @pytest.fixture
 def ship(service, mosquitto):
-    test_ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
-    service.wait_for("t1", lambda s: s["ship"]["online"])
-    yield test_ship
-    test_ship.close()
+    with online_ship(service, mosquitto) as test_ship:
+        yield test_ship
 
 
 def act(service, token, **request):
-    return service.http.post(f"/api/seat/{token}", json=request)
+    return service.act(token, **request)
 
 
 def test_a_turn_from_cards_to_led_prompt_to_load(service, ship):
@@ -104,7 +102,7 @@ def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(servic
     after = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")["state"]
     assert after["ship"]["5"] == ["boat"]
     assert after["ship"]["8"] == before["ship"]["8"] == ["rat"]
-    rejected = service.call(lambda: service.service.tables["t1"].rejected_messages)
+    rejected = service.call(lambda: service.service.tables["t1"].refused_messages)
     assert rejected == len(bad)
     assert service.call(lambda: dict(service.service.foreign_messages)) == {"elsewhere": 2}
 
@@ -223,7 +221,7 @@ def test_no_secret_card_travels_over_mqtt(service, ship, mosquitto):
 
 
 def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_stored(service, ship):
-    runtime = service.service.tables["t1"]
+    runtime = service.service.runtimes["t1"]
     good = [[1000.0 + 12.5 * k, *([0.5] * 10), None, 0] for k in range(4)]
     bad = [
         {"boot": "b1", "rows": [good[0][:5]]},  # too few columns
@@ -243,7 +241,7 @@ def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_sto
         act(service, seats[player], type="card", value=value)
     ship.event("place", 1100.0, zone=8, grams=W["rat"])
     service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
-    assert service.call(lambda: runtime.rejected_messages) == len(bad)
+    assert service.call(lambda: service.service.tables["t1"].refused_messages) == len(bad)
     service.call(runtime.traces.flush).result(10)  # the commit, in the writer's thread
     stored = service.call(lambda: runtime.store.trace("t1", 0.0, 1e9))
     assert [row[0] for row in stored] == [row[0] for row in good]
@@ -251,7 +249,7 @@ def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_sto
 
 
 def test_a_referee_bug_is_shown_on_the_tables_feed_and_the_table_goes_on(service, ship):
-    runtime = service.service.tables["t1"]
+    runtime = service.service.runtimes["t1"]
     seats = service.seats("t1")
     for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
         act(service, seats[player], type="card", value=value)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
-from support.service import CEILING_S, BrokerShip, RunningService, service_options
+from support.polling import until
+from support.service import RunningService, online_ship, service_options
 
 from bosun.games.match import Match, replay
 from bosun.tables import TableConfig, default_seats
@@ -26,28 +26,12 @@ def service(mosquitto, tmp_path):
 
 @pytest.fixture
 def ship(service, mosquitto):
-    test_ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
-    service.wait_for("t1", lambda s: s["ship"]["online"])
-    yield test_ship
-    test_ship.close()
+    with online_ship(service, mosquitto) as test_ship:
+        yield test_ship
 
 
 def act(service, token, **request):
-    response = service.http.post(f"/api/seat/{token}", json=request)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def poll_json(service, path: str, params: dict, condition, timeout_s: float = CEILING_S):
-    """GET a JSON endpoint until `condition` holds (traces are written in batches)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        answer = service.http.get(path, params=params).json()
-        if condition(answer):
-            return answer
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met; last answer: {str(answer)[:300]}")
-        time.sleep(0.02)
+    return service.play(token, **request)
 
 
 def trace_rows(t0_ms: float, zone: int, before_g: float, after_g: float) -> list[list]:
@@ -92,10 +76,9 @@ def test_a_running_game_is_listed_with_its_turns_and_sensor_moments(service, shi
     # the raw samples of bob's moment: zone 5 steps up by a rat at ship time 3000 ms
     moment = detail["moments"][1]
     query = {k: moment[k] for k in ("boot", "from_t_ms", "to_t_ms")}
-    window = poll_json(
-        service,
-        f"/api/games/{game['game_id']}/trace",
-        query,
+    trace = f"/api/games/{game['game_id']}/trace"
+    window = until(  # traces are written in batches
+        lambda: service.http.get(trace, params=query).json(),
         lambda w: 3487.5 in w["columns"]["t_ms"],
     )
     assert list(window["columns"]) == list(TRACE_COLUMNS)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
+from support import polling
 from support.service import CEILING_S, RunningService, service_options, with_virtual_table
 
 from bosun.demo.ship_node import VirtualShipNode
@@ -25,14 +25,8 @@ def wizard(service, table: str, step: str = "", body: dict | None = None, status
 
 
 def until(service, table: str, condition, timeout_s: float = CEILING_S) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        state = wizard(service, table)
-        if condition(state):
-            return state
-        if time.monotonic() > deadline:
-            raise AssertionError(f"wizard never got there: {state}")
-        time.sleep(0.02)
+    """The table's wizard state, once `condition` holds of it."""
+    return polling.until(lambda: wizard(service, table), condition, timeout_s)
 
 
 def measured(service, table: str, step: str, body: dict) -> dict:
@@ -90,7 +84,7 @@ def test_a_virtual_table_is_tared_calibrated_and_its_pieces_weighed(demo):
 
     state = wizard(service, "demo-1", "finish", {"save": True, "new_game": False})
     assert not state["active"] and "memory" in state["saved"]["where"]
-    runtime = service.service.tables["demo-1"]
+    runtime = service.service.runtimes["demo-1"]
     boat = state["items"]["boat"]
     assert service.call(lambda: runtime.config.items["boat"]) == boat
     assert service.call(lambda: runtime.referee.item_grams["boat"]) == boat  # used at once

@@ -8,7 +8,7 @@ import pytest
 from conftest import require_executable
 
 from bosun.board.micropython import run_micropython_json
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 PAYLOADS = [
     b'{"cmd": "tare"}',
@@ -75,12 +75,42 @@ print(json.dumps([protocol.encode(m).decode() for m in msgs] + [protocol.LWT_PAY
 """
     )
     event_text, weights_text, status_text, result_text, lwt = encoded
-    assert protocol.check_event(protocol.decode(event_text)) == {
+    assert ship_messages.check_event(protocol.decode(event_text)) == {
         **event,
         "boot": "f1e83aec",
         "seq": 4,
     }
-    assert protocol.check_weights(json.loads(weights_text))["zones_g"] == [1.23, 0.0, -0.5]
-    assert protocol.check_status(json.loads(status_text))["problems"] == ["z2 is faulted"]
-    assert protocol.check_result(json.loads(result_text))["error"] == "busy"
+    assert ship_messages.check_weights(json.loads(weights_text))["zones_g"] == [1.23, 0.0, -0.5]
+    assert ship_messages.check_status(json.loads(status_text))["problems"] == ["z2 is faulted"]
+    assert ship_messages.check_result(json.loads(result_text))["error"] == "busy"
     assert lwt.encode() == protocol.LWT_PAYLOAD
+
+
+def test_the_hosts_checks_of_ship_messages_run_alike_under_micropython():
+    events = [
+        {"type": "place", "t_ms": 10, "boot": "b1", "seq": 1, "zone": 7, "grams": 6.1},
+        {"type": "place", "t_ms": 10, "boot": "b1", "seq": 1, "zone": 11, "grams": 6.1},
+        {"type": "fall", "t_ms": 10, "boot": "b1", "seq": 0, "grams": 6.1},
+        {"type": "land", "t_ms": 10, "boot": "b" * 33, "seq": 2},
+    ]
+    ship = run_micropython_json(
+        f"""
+import json
+from shipsense import protocol, ship_messages
+out = []
+for event in {json.dumps(events)}:
+    try:
+        out.append(["ok", ship_messages.check_event(event)])
+    except protocol.ProtocolError as error:
+        out.append(["refused", str(error)])
+print(json.dumps(out))
+"""
+    )
+    host = []
+    for event in events:
+        try:
+            host.append(["ok", ship_messages.check_event(event)])
+        except protocol.ProtocolError as error:
+            host.append(["refused", str(error)])
+    assert ship == host
+    assert [answer[0] for answer in host] == ["ok", "refused", "refused", "refused"]

@@ -66,6 +66,8 @@ def test_a_good_config_loads_without_problems_and_the_summary_hides_passwords(tm
     [
         ({"sample_rate_hz": 50}, "sample_rate_hz must be 10 or 80", "sample_rate_hz", 80),
         ({"table": "a/b"}, "table must be", "table", "t1"),
+        # the one table-id rule (shipsense.protocol): bosun.toml could never match "Window"
+        ({"table": "Window"}, "table must be 1-32 lower-case letters", "table", "t1"),
         ({"drop_sensor": "laser"}, "drop_sensor must be", "drop_sensor", "both"),
         ({"mqtt": {"url": "http://x"}}, "mqtt.url must look like", None, None),
         ({"mqtt": {"url": "mqtt://h:99999"}}, "port must be 1-65535", None, None),

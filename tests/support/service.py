@@ -18,6 +18,7 @@ import paho.mqtt.client as mqtt
 from bosun.bus.mqtt import send_without_delay
 from bosun.service import Service, ServiceOptions
 from bosun.tables import TableConfig
+from support.polling import until
 
 # A ceiling on waiting for something the service does promptly (start, stop, an answer, a
 # table view changing after an input). Its promises are milliseconds (bench/README.md); the
@@ -155,14 +156,28 @@ class RunningService:
         self, table_id: str, condition: Callable[[dict], bool], timeout_s: float = CEILING_S
     ) -> dict:
         """Poll the public table view until `condition` holds (or fail with the last view)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            snapshot = self.table(table_id)
-            if condition(snapshot):
-                return snapshot
-            if time.monotonic() > deadline:
-                raise AssertionError(f"condition not met; last state: {snapshot['state']}")
-            time.sleep(0.02)
+        return until(lambda: self.table(table_id), condition, timeout_s)
+
+    def act(self, token: str, **request: Any) -> httpx.Response:
+        """A seat's request, as its page sends it; the answer as it came."""
+        return self.http.post(f"/api/seat/{token}", json=request)
+
+    def play(self, token: str, **request: Any) -> dict[str, Any]:
+        """A seat's request that must be accepted; the seat's snapshot after it."""
+        response = self.act(token, **request)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+@contextmanager
+def online_ship(service: RunningService, broker, table_id: str = "t1") -> Iterator[BrokerShip]:
+    """A test ship for `table_id` on `broker`, once the service sees it online."""
+    ship = BrokerShip(broker.host, broker.port, table_id)
+    try:
+        service.wait_for(table_id, lambda s: s["ship"]["online"])
+        yield ship
+    finally:
+        ship.close()
 
 
 class BrokerShip:

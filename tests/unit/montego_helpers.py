@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from support.rules import refused  # noqa: F401 (the rules tests import it from here)
 
-from bosun.games import Rejected
 from bosun.games.match import Match
 
 # Five warehouses, west to east: stops N1..N5 along the north side, S5..S1 back along the
@@ -59,18 +58,6 @@ def do(match: Match, kind: str, **fields: Any) -> dict[str, Any]:
     """Submit an action that must be accepted; return the public view after it."""
     match.submit({"type": kind, **fields})
     return match.view()
-
-
-def refused(match: Match, kind: str, reason: str, **fields: Any) -> str:
-    """Submit an action that must be rejected with `reason` and change nothing."""
-    before, log_length = match.view(), len(match.log)
-    private = {p: match.view(p) for p in (before or {}).get("players", [])}
-    with pytest.raises(Rejected, match=reason) as err:
-        match.submit({"type": kind, **fields})
-    assert match.view() == before
-    assert {p: match.view(p) for p in private} == private
-    assert len(match.log) == log_length
-    return str(err.value)
 
 
 def hire(match: Match, **wanted: str | None) -> dict[str, Any]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from support.rules import refused  # noqa: F401 (the rules tests import it from here)
 
-from bosun.games import Rejected
 from bosun.games.match import Match
 
 
@@ -35,16 +34,6 @@ def cards(match: Match, **values: int) -> dict[str, Any]:
     for player, value in values.items():
         do(match, "card", player=player, value=value)
     return match.view()
-
-
-def refused(match: Match, kind: str, reason: str, **fields: Any) -> str:
-    """Submit an action that must be rejected with `reason` and change nothing."""
-    before, log_length = match.view(), len(match.log)
-    with pytest.raises(Rejected, match=reason) as err:
-        match.submit({"type": kind, **fields})
-    assert match.view() == before
-    assert len(match.log) == log_length
-    return str(err.value)
 
 
 def load(match: Match, player: str, item: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 
 def test_topics_live_under_the_table_root():
@@ -31,7 +31,7 @@ def test_an_event_carries_boot_and_seq_and_round_trips():
     event = {"type": "place", "t_ms": 1250, "decided_ms": 1500, "zone": 7, "grams": 11.8}
     msg = protocol.event_message(event, "a1b2c3d4", 17)
     assert "seq" not in event  # the detector's dict is not changed
-    decoded = protocol.check_event(protocol.decode(protocol.encode(msg)))
+    decoded = ship_messages.check_event(protocol.decode(protocol.encode(msg)))
     assert decoded == {**event, "boot": "a1b2c3d4", "seq": 17}
 
 
@@ -50,7 +50,7 @@ def test_an_event_carries_boot_and_seq_and_round_trips():
 def test_malformed_events_are_refused_naming_the_field(change, problem):
     msg = {"type": "fall", "t_ms": 10, "boot": "b", "seq": 1, **change}
     with pytest.raises(protocol.ProtocolError, match=problem):
-        protocol.check_event(msg)
+        ship_messages.check_event(msg)
 
 
 @pytest.mark.parametrize(
@@ -110,24 +110,24 @@ def test_a_refused_command_still_yields_its_id_and_name_for_the_result():
     result = protocol.result_message(
         caught.value.cmd_id, caught.value.name, False, str(caught.value)
     )
-    assert protocol.check_result(result)["error"] == "calibrate: missing field 'grams'"
+    assert ship_messages.check_result(result)["error"] == "calibrate: missing field 'grams'"
 
 
 def test_a_failed_result_needs_a_reason():
     with pytest.raises(protocol.ProtocolError):
-        protocol.check_result({"ok": False, "error": None})
+        ship_messages.check_result({"ok": False, "error": None})
 
 
 def test_status_weights_and_trace_messages_check_out():
     status = protocol.status_message(True, fw="x", boot="b", problems=["z3 is faulted"])
-    assert protocol.check_status(status)["problems"] == ["z3 is faulted"]
+    assert ship_messages.check_status(status)["problems"] == ["z3 is faulted"]
     weights = protocol.weights_message("b", 1000, [1.234, 0.0], None, [2])
-    assert protocol.check_weights(weights)["zones_g"] == [1.23, 0.0]
+    assert ship_messages.check_weights(weights)["zones_g"] == [1.23, 0.0]
     row = [0, *[0.0] * 10, None, None]
     trace = protocol.trace_message("b", [row])
-    assert protocol.check_trace(trace)["columns"][0] == "t_ms"
+    assert ship_messages.check_trace(trace)["columns"][0] == "t_ms"
     with pytest.raises(protocol.ProtocolError, match="row 0"):
-        protocol.check_trace(protocol.trace_message("b", [row[:5]]))
+        ship_messages.check_trace(protocol.trace_message("b", [row[:5]]))
 
 
 def test_serial_lines_carry_topic_and_message():
@@ -139,3 +139,58 @@ def test_serial_lines_carry_topic_and_message():
         protocol.decode_line('{"topic": "game/state", "msg": {}}')
     with pytest.raises(protocol.ProtocolError):
         protocol.decode_line("hello, I am console text")
+
+
+@pytest.mark.parametrize(
+    "msg, problem",
+    [
+        ({"type": "place", "zone": 7}, "'grams'"),
+        ({"type": "place", "zone": 11, "grams": 2.6}, "'zone' must be a zone 1-10"),
+        ({"type": "place", "zone": "7", "grams": 2.6}, "'zone'"),
+        ({"type": "place", "zone": 7, "grams": 1e6}, "'grams'"),
+        ({"type": "fall", "grams": 2.6, "zones": [3, 12]}, "'zones' holds 12"),
+        ({"type": "fall", "grams": 2.6, "zones": "3"}, "'zones' must be a list"),
+        ({"type": "shift", "from": 9, "grams": 2.6}, "'to'"),
+        ({"type": "land", "grams": "a lot"}, "'grams'"),
+        ({"type": "leaving", "zones": [9]}, "'grams'"),
+        ({"type": "x" * 33}, "'type'"),
+        ({"type": "touch", "boot": "b" * 33}, "boot"),
+        ({"type": "touch", "seq": 2**53 + 1}, "seq"),
+        ({"type": "touch", "t_ms": -1}, "t_ms"),
+    ],
+)
+def test_the_fields_the_referee_acts_on_are_checked_by_the_one_contract(msg, problem):
+    event = {"t_ms": 10, "boot": "b1", "seq": 1, **msg}
+    with pytest.raises(protocol.ProtocolError, match=problem):
+        ship_messages.check_event(event)
+
+
+def test_events_the_host_acts_on_pass_with_their_optional_fields():
+    for event in (
+        {"type": "land", "grams": None},
+        {"type": "land"},
+        {"type": "fall", "grams": 6.1},
+        {"type": "shift", "from": 9, "to": 7, "grams": 2.6},
+        {"type": "fault", "zone": "mat", "reason": "silent"},  # not acted on: as it is
+    ):
+        msg = {"t_ms": 10, "decided_ms": 12, "boot": "b1", "seq": 2**53, **event}
+        assert ship_messages.check_event(msg) is msg
+
+
+@pytest.mark.parametrize("text", ['{"t_ms": NaN}', '{"t_ms": Infinity}', "[" * 3000 + "]" * 3000])
+def test_what_json_does_not_have_is_refused(text):
+    with pytest.raises(protocol.ProtocolError, match="JSON|nested"):
+        protocol.decode(text.encode(), limit=10**6)
+
+
+def test_only_a_trace_batch_may_be_longer_than_a_message():
+    assert ship_messages.max_bytes(protocol.EVENT) == protocol.MAX_PAYLOAD_BYTES == 4096
+    assert ship_messages.max_bytes(protocol.TRACE) == ship_messages.MAX_TRACE_BYTES
+    with pytest.raises(protocol.ProtocolError, match="too long"):
+        protocol.decode(b"{}" + b" " * 4096)
+
+
+@pytest.mark.parametrize("table", ["Window", "T1", "-t1", "_t1"])
+def test_one_table_id_rule_refuses_what_no_table_could_match(table):
+    with pytest.raises(protocol.ProtocolError, match="table id"):
+        protocol.check_table_id(table)

@@ -329,7 +329,7 @@ GOOD_FALL = {"type": "fall", "t_ms": 1.0, "boot": "b1", "seq": 1, "grams": 2.6, 
     ("fields", "reason"),
     [
         ({"pieces": [{"zone": 11, "grams": 2.6}]}, r"pieces\[0\]\.zone"),
-        ({"pieces": [{"grams": 2.6}]}, r"pieces\[0\]\.zone: missing"),
+        ({"pieces": [{"grams": 2.6}]}, r"pieces\[0\]\.zone' must be a zone 1-10, not missing"),
         ({"pieces": [{"zone": 5, "grams": "heavy"}]}, r"pieces\[0\]\.grams"),
         ({"pieces": [{"zone": 5, "grams": 2.6, "item": 7}]}, r"pieces\[0\]\.item"),
         ({"pieces": [{"zone": 5, "grams": 2.6}] * 9}, "pieces"),
@@ -337,18 +337,20 @@ GOOD_FALL = {"type": "fall", "t_ms": 1.0, "boot": "b1", "seq": 1, "grams": 2.6, 
     ],
 )
 def test_rr13a_a_fall_events_pieces_are_checked_before_the_referee_reads_them(fields, reason):
-    from bosun.referee.ship_events import BadMessage, validate_event
+    from shipsense.protocol import ProtocolError
+    from shipsense.ship_messages import check_event
 
     good = {**GOOD_FALL, "pieces": [{"zone": 5, "grams": 2.6, "item": "rat"}]}
-    assert validate_event(good) == good
-    with pytest.raises(BadMessage, match=reason):
-        validate_event({**GOOD_FALL, **fields})
+    assert check_event(good) == good
+    with pytest.raises(ProtocolError, match=reason):
+        check_event({**GOOD_FALL, **fields})
 
 
 def test_rr13_a_shift_events_item_is_checked():
-    from bosun.referee.ship_events import BadMessage, validate_event
+    from shipsense.protocol import ProtocolError
+    from shipsense.ship_messages import check_event
 
     shift = {"type": "shift", "t_ms": 1.0, "boot": "b1", "seq": 1, "from": 9, "to": 7}
-    assert validate_event({**shift, "grams": 2.6, "item": "rat"})["item"] == "rat"
-    with pytest.raises(BadMessage, match="item"):
-        validate_event({**shift, "grams": 2.6, "item": ""})
+    assert check_event({**shift, "grams": 2.6, "item": "rat"})["item"] == "rat"
+    with pytest.raises(ProtocolError, match="item"):
+        check_event({**shift, "grams": 2.6, "item": ""})

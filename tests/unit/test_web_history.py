@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bosun.games.riffraff.statistics import compute_stats
 from bosun.store import Entry
 from bosun.web.history import public_timeline, replay_game, sensor_moments
-from bosun.web.stats import compute_stats
 
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob", "cy"], "captain": "ann"}
 

@@ -12,9 +12,12 @@ the same side (a `shift`), or off the ship onto the table (a `fall`).
 
 import math
 
-ZONES = tuple(range(1, 11))
+from shipsense.ship_messages import MAX_EVENT_ZONES
+
+ZONES = tuple(range(1, MAX_EVENT_ZONES + 1))
 HULL_ZONES = (1, 2, 3, 4)
 YARD_ZONES = (5, 6, 7, 8, 9, 10)
+HARBOUR_DOCKS = HULL_ZONES  # Montego Bay's harbour: dock n is zone n, the hull's four cells
 MAT_CHANNEL = 10  # channels 0..9 are zones 1..10, channel 10 is the table mat
 
 GRAVITY_M_S2 = 9.81

@@ -62,6 +62,7 @@ DELIVERY = {
     GAME_EVENT: (1, False),
 }
 SHIP_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT)
+GAME_TOPICS = (GAME_STATE, GAME_EVENT)
 SERIAL_TOPICS = (STATUS, EVENT, WEIGHTS, TRACE, RESULT, CMD, LINK_HELLO, LINK_ACK)
 
 LWT = {"online": False}
@@ -81,17 +82,29 @@ TRACE_COLUMNS = (
     "impact",
 )
 
+# Limits of what may cross the wire, one set for both sides (the ship builds within them, the
+# host refuses anything beyond them; issue 14's link adds rate limits on top). The limits of
+# what only ships send (event fields, trace batches) are in ship_messages.py beside them.
+MAX_PAYLOAD_BYTES = 4096  # any one message, JSON text; the ESP32 parses commands in its heap
 MAX_TABLE_ID = 32
 MAX_BOOT_ID = 32
-MAX_ZONES = 16
+MAX_SEQ = 2**53  # events are numbered 1, 2, 3, ... within a boot; JSON keeps this exact
+MAX_ZONES = 16  # zones a ship may be built with (one HX711 a zone), for commands
 MAX_ID_LENGTH = 64
 MAX_ITEM_NAME = 40
 MAX_KEY_LENGTH = 64
 MAX_RESEND = 1000
 MAX_CALIBRATION_GRAMS = 100000
 MAX_COUNTDOWN_S = 120
-MAX_PAYLOAD_BYTES = 4096
-TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+# Table ids: 1-32 of lower-case letters, digits, '_' and '-', starting with a letter or a
+# digit. One rule for the ship's config.json, the host's tables file, topics and the API, so a
+# ship is always matched by the table of the same name ("Window" is refused everywhere).
+# (Literals, not computed: on the ESP32 a frozen literal stays in flash, off the heap.)
+TABLE_ID_FIRST = "abcdefghijklmnopqrstuvwxyz0123456789"
+TABLE_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_-"
+# The same rule as a regular expression, for schemas (tests prove the three agree).
+TABLE_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$"
 
 LED_SHOWS = ("off", "prompt", "countdown", "fall", "winner", "error")
 
@@ -151,13 +164,18 @@ def is_number(value):
 
 
 def check_table_id(table):
-    """`table` if it is a valid table id (1-32 of letters, digits, `_`, `-`), else ProtocolError."""
+    """`table` if it is a valid table id (TABLE_ID_CHARACTERS), else ProtocolError saying why."""
     if not isinstance(table, str) or not 1 <= len(table) <= MAX_TABLE_ID:
         raise ProtocolError(f"table id must be 1-{MAX_TABLE_ID} characters, not {table!r}")
+    if table[0] not in TABLE_ID_FIRST:
+        raise ProtocolError(
+            f"table id {table!r} must start with a lower-case letter or a digit (not {table[0]!r})"
+        )
     for c in table:
         if c not in TABLE_ID_CHARACTERS:
             raise ProtocolError(
-                f"table id {table!r} may hold only letters, digits, '_' and '-' (not {c!r})"
+                f"table id {table!r} may hold only lower-case letters, digits, '_' and '-'"
+                f" (not {c!r})"
             )
     return table
 
@@ -183,10 +201,23 @@ def encode(msg):
 LWT_PAYLOAD = encode(LWT)
 
 
-def decode(payload, what="message"):
-    """The JSON object in `payload` (bytes or str); ProtocolError saying what was wrong."""
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a number")
+
+
+# CPython's json reads NaN and Infinity, which JSON does not have: refuse them where the
+# parser can be told (MicroPython's json takes no keywords, and its ship never sends them).
+try:
+    _STRICT_JSON = json.loads("1", parse_constant=_refuse_constant) == 1
+except TypeError:
+    _STRICT_JSON = False
+
+
+def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
+    """The JSON object in `payload` (bytes or str, at most `limit` long); ProtocolError saying
+    what was wrong."""
     if isinstance(payload, (bytes, bytearray, memoryview)):
-        if len(payload) > MAX_PAYLOAD_BYTES:
+        if len(payload) > limit:
             raise ProtocolError(f"{what} is too long ({len(payload)} bytes)")
         try:
             payload = bytes(payload).decode()
@@ -194,12 +225,17 @@ def decode(payload, what="message"):
             raise ProtocolError(f"{what} is not UTF-8 text") from None
     elif not isinstance(payload, str):
         raise ProtocolError(f"{what} must be text, not {type(payload).__name__}")
-    if len(payload) > MAX_PAYLOAD_BYTES:
+    if len(payload) > limit:
         raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
     try:
-        msg = json.loads(payload)
+        if _STRICT_JSON:
+            msg = json.loads(payload, parse_constant=_refuse_constant)
+        else:
+            msg = json.loads(payload)
     except ValueError:
         raise ProtocolError(f"{what} is not valid JSON") from None
+    except RuntimeError:  # nested too deep for the parser (CPython's RecursionError too)
+        raise ProtocolError(f"{what} is nested too deeply") from None
     if not isinstance(msg, dict):
         raise ProtocolError(f"{what} must be a JSON object")
     return msg
@@ -217,27 +253,10 @@ def event_message(event, boot, seq):
 
 
 def check_boot(boot):
+    """`boot` if it is a boot id (1-32 characters), else ProtocolError."""
     if not isinstance(boot, str) or not 1 <= len(boot) <= MAX_BOOT_ID:
         raise ProtocolError(f"boot must be an id of 1-{MAX_BOOT_ID} characters, not {boot!r}")
     return boot
-
-
-def check_event(msg):
-    """`msg` if it is a well-formed `ship/event` message, else ProtocolError."""
-    if not isinstance(msg, dict):
-        raise ProtocolError("an event must be a JSON object")
-    kind = msg.get("type")
-    if not isinstance(kind, str) or not kind:
-        raise ProtocolError("event needs a 'type' string")
-    if not is_number(msg.get("t_ms")):
-        raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
-    if "decided_ms" in msg and not is_number(msg["decided_ms"]):
-        raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
-    check_boot(msg.get("boot"))
-    seq = msg.get("seq")
-    if not is_int(seq) or seq < 1:
-        raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
-    return msg
 
 
 def status_message(online, fw=None, boot=None, config=None, problems=None, extra=None):
@@ -257,15 +276,6 @@ def status_message(online, fw=None, boot=None, config=None, problems=None, extra
     return msg
 
 
-def check_status(msg):
-    if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
-        raise ProtocolError("status needs 'online', true or false")
-    problems = msg.get("problems", [])
-    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
-        raise ProtocolError("status 'problems' must be a list of strings")
-    return msg
-
-
 def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     return {
         "boot": boot,
@@ -277,41 +287,9 @@ def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     }
 
 
-def check_weights(msg):
-    if not isinstance(msg, dict):
-        raise ProtocolError("weights must be a JSON object")
-    check_boot(msg.get("boot"))
-    if not is_number(msg.get("t_ms")):
-        raise ProtocolError("weights need a finite number 't_ms'")
-    zones = msg.get("zones_g")
-    if not isinstance(zones, list) or not zones or not all(is_number(g) for g in zones):
-        raise ProtocolError("weights need 'zones_g', a list of numbers")
-    table_g = msg.get("table_g")
-    if table_g is not None and not is_number(table_g):
-        raise ProtocolError("weights 'table_g' must be a number or null")
-    return msg
-
-
 def trace_message(boot, rows):
     """A `ship/trace` batch: rows in TRACE_COLUMNS order (table_g, impact may be None)."""
     return {"boot": boot, "columns": list(TRACE_COLUMNS), "rows": rows}
-
-
-def check_trace(msg):
-    if not isinstance(msg, dict):
-        raise ProtocolError("trace must be a JSON object")
-    check_boot(msg.get("boot"))
-    rows = msg.get("rows")
-    if not isinstance(rows, list):
-        raise ProtocolError("trace needs 'rows', a list")
-    width = len(TRACE_COLUMNS)
-    for i, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != width:
-            raise ProtocolError(f"trace row {i} must be a list of {width} values")
-        for j in range(11):
-            if not is_number(row[j]):
-                raise ProtocolError(f"trace row {i}: {TRACE_COLUMNS[j]} must be a number")
-    return msg
 
 
 # --- commands and results --------------------------------------------------------------------
@@ -377,7 +355,7 @@ def _check_field(kind, name, value):
             return None
         return f"'{name}' must be a boot id, not {value!r}"
     if kind == "seq":
-        if is_int(value) and value >= 1:
+        if is_int(value) and 1 <= value <= MAX_SEQ:
             return None
         return f"'{name}' must be an event number from 1, not {value!r}"
     if kind == "bool":
@@ -456,14 +434,6 @@ def result_message(cmd_id, name, ok, error=None, data=None):
         for key in data:
             if key not in msg:
                 msg[key] = data[key]
-    return msg
-
-
-def check_result(msg):
-    if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
-        raise ProtocolError("a result needs 'ok', true or false")
-    if not msg["ok"] and not isinstance(msg.get("error"), str):
-        raise ProtocolError("a failed result needs 'error', a sentence")
     return msg
 
 

@@ -8,12 +8,13 @@ Numbers are parsed by `parse_decimal` with integer arithmetic, so CPython and Mi
 bit-identical floats from the same text (and NaN, inf or "1_000" are refused, not read).
 """
 
-ZONE_COLUMNS = ("z1", "z2", "z3", "z4", "z5", "z6", "z7", "z8", "z9", "z10")
-HEADER = ("t_ms",) + ZONE_COLUMNS + ("table_g", "impact")
+from shipsense.protocol import TRACE_COLUMNS
+from shipsense.ship_messages import MAX_T_MS
+
+HEADER = TRACE_COLUMNS
+ZONE_COLUMNS = TRACE_COLUMNS[1:-2]
 # Load-cell grams beyond this are a broken channel or a corrupt file, not a game piece.
 MAX_ABS_GRAMS = 1000000.0
-# Three and a half years of milliseconds: a time beyond it is a corrupt file.
-MAX_T_MS = 1.0e11
 
 
 class TraceError(ValueError):

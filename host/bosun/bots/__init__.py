@@ -9,8 +9,9 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from bosun.games import registry
+
 SEAT_NAMES = ("ann", "bob", "cy", "dee")
-SIMULATED_GAMES = {"riffraff": "bosun.bots.riffraff", "montego-bay": "bosun.bots.montego_bay"}
 
 
 @dataclass
@@ -24,6 +25,11 @@ class GameResult:
     log: list[dict[str, Any]] = field(repr=False)
 
 
+def simulated_games() -> list[str]:
+    """The games with engine-only bots (their kit's `simulation`)."""
+    return [kit.name for kit in registry.kits() if kit.simulation is not None]
+
+
 def bots_for(game: str):
     """The bots module of `game`."""
-    return importlib.import_module(SIMULATED_GAMES[game])
+    return importlib.import_module(registry.kit(game).simulation)

@@ -10,6 +10,7 @@ from typing import Any
 from bosun.bots import GameResult
 from bosun.games.match import Match
 from bosun.games.riffraff import RiffRaff
+from shipsense.geometry import ZONES
 
 ENGINE = RiffRaff()
 
@@ -74,7 +75,7 @@ def cargo_shift(rng: random.Random, ship: dict[str, list[str]]) -> dict[str, Any
     if not aboard:
         return None
     piece = rng.choice(aboard)
-    to = rng.choice([z for z in range(1, 11) if z != piece["zone"]])
+    to = rng.choice([z for z in ZONES if z != piece["zone"]])
     return {"type": "shift", "item": piece["item"], "from": piece["zone"], "to": to}
 
 

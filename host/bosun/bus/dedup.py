@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 
 @dataclass
@@ -72,8 +72,7 @@ class EventDeduplicator:
     def accept(self, boot: str, seq: int, now_s: float) -> bool:
         """True if (boot, seq) is new (use the event), False for a duplicate or a given-up one."""
         protocol.check_boot(boot)
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-            raise protocol.ProtocolError(f"seq must be an integer from 1, not {seq!r}")
+        ship_messages.check_seq(seq)
         stream = self._streams.get(boot)
         if stream is None:
             stream = self._new_stream(boot)

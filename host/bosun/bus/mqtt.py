@@ -19,18 +19,20 @@ from urllib.parse import urlparse
 
 import paho.mqtt.client as mqtt
 
+from shipsense import protocol
+
 log = logging.getLogger(__name__)
 
-TOPIC_ROOT = "bosun"
-SHIP_SUBTOPICS = ("status", "event", "weights", "trace", "result")
+# What the host subscribes to: every table's ship topics (shipsense.protocol.SHIP_TOPICS).
+SUBSCRIPTIONS = [(f"{protocol.ROOT}/+/{name}", 1) for name in protocol.SHIP_TOPICS]
 
 
 @dataclass(frozen=True)
 class ShipMessage:
-    """A message a ship sent: its table id, kind (status/event/...) and raw payload."""
+    """A message a ship sent: its table id, topic name (`ship/event`, ...) and raw payload."""
 
     table_id: str
-    kind: str
+    name: str
     payload: bytes
 
 
@@ -62,13 +64,13 @@ def parse_broker_url(url: str) -> tuple[str, int]:
 
 
 def ship_topic_parts(topic: str) -> tuple[str, str] | None:
-    """(table_id, kind) of `bosun/<table>/ship/<kind>`, or None for anything else."""
-    parts = topic.split("/")
-    if len(parts) != 4 or parts[0] != TOPIC_ROOT or parts[2] != "ship":
+    """(table, name) of a ship's topic like `bosun/<table>/ship/event`, else None. The table
+    is not checked here: a message for no table of ours (or no valid id) is the router's to
+    count and warn about."""
+    parts = topic.split("/", 2)
+    if len(parts) != 3 or parts[0] != protocol.ROOT or not parts[1]:
         return None
-    if parts[3] not in SHIP_SUBTOPICS or not parts[1]:
-        return None
-    return parts[1], parts[3]
+    return (parts[1], parts[2]) if parts[2] in protocol.SHIP_TOPICS else None
 
 
 class ClientThread:
@@ -148,7 +150,7 @@ class MqttBus:
             return
         send_without_delay(client)
         # (Re)subscribe on every connect: a broker restart forgets subscriptions.
-        client.subscribe([(f"{TOPIC_ROOT}/+/ship/{kind}", 1) for kind in SHIP_SUBTOPICS])
+        client.subscribe(SUBSCRIPTIONS)
         self._connected.set()
         log.info("connected to the broker at %s", self.url)
 

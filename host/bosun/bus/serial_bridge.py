@@ -25,7 +25,7 @@ import paho.mqtt.client as mqtt
 import serial
 
 from bosun.bus.mqtt import parse_broker_url
-from shipsense import protocol
+from shipsense import protocol, ship_messages
 
 RETRY_OPEN_S = 2.0
 
@@ -147,7 +147,7 @@ class SerialBridge:
             self.ship_online = online
         if name == protocol.EVENT:
             try:
-                protocol.check_event(msg)
+                ship_messages.check_event_envelope(msg)
             except protocol.ProtocolError as error:
                 self.bad_lines += 1
                 self.log(f"bridge: ignored a malformed event: {error}")

@@ -1,8 +1,9 @@
 """`bosun demo [--game G] --games N --tables T`: bots play whole games on virtual tables
 through the broker and the full service; a JSON summary is the last line of stdout.
 
-Riff Raff tables are virtual ships; Montego Bay tables are the same load cells as a harbour,
-where the bots move barrels (bosun.demo.harbour)."""
+Each game's kit says how its virtual table is built (bosun.demo.runner): Riff Raff tables are
+virtual ships; Montego Bay tables are the same load cells as a harbour, where the bots move
+barrels (bosun.demo.harbour)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bosun.commands.argtypes import broker_url, number, whole_number
+from bosun.games import registry
 from bosun.service import Service, ServiceOptions
 
 
@@ -29,11 +31,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "each; print a JSON summary (with every referee decision that differed from the "
         "simulator's truth) as the last line; exit 0 when every game ended.",
     )
+    games = [kit.name for kit in registry.kits() if kit.virtual is not None]
     p.add_argument(
         "--game",
-        choices=("riffraff", "montego-bay"),
-        default="riffraff",
-        help="the game the virtual tables play (default riffraff)",
+        choices=games,
+        default=games[0],
+        help=f"the game the virtual tables play (default {games[0]})",
     )
     p.add_argument(
         "--games", type=whole_number(1, 1000), default=1, help="games a table (default 1)"
@@ -68,9 +71,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.firmware:
-        if args.game != "riffraff":
+        from bosun.demo.runner import firmware_games
+
+        if args.game not in firmware_games():
+            ships = " and ".join(registry.kit(game).title for game in firmware_games())
+            title = registry.kit(args.game).title
             print(
-                "bosun demo: --firmware runs Riff Raff ships (no harbour firmware table)",
+                f"bosun demo: --firmware runs {ships} ships (no firmware table for {title})",
                 file=sys.stderr,
             )
             return 2

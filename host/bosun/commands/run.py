@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         const=2,
         default=0,
         metavar="N",
-        help="add N virtual Riff Raff tables (default 2) and a Montego Bay harbour, with bot "
-        "players; join a seat to play",
+        help="add N virtual tables of bosun's first game (Riff Raff; default 2) and one of each "
+        "other game (a Montego Bay harbour), with bot players; join a seat to play",
     )
     p.add_argument(
         "--firmware",
@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         tables_file=str(tables_file) if tables_file and tables else None,
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
+    if demo_tables:  # imported here, not on the event loop: it brings every game's simulator
+        import bosun.demo.runner  # noqa: F401
     return asyncio.run(serve(options, console, demo_tables, firmware=args.firmware))
 
 
@@ -118,11 +120,12 @@ async def serve(
     try:
         await service.start()
         if demo_tables:
-            from bosun.demo.runner import add_virtual_tables
+            from bosun.demo.runner import add_virtual_tables, virtual_games
 
-            await add_virtual_tables(service, demo_tables, firmware=int(firmware))
-            # and one Montego Bay table beside them: the same load cells as a harbour
-            await add_virtual_tables(service, 1, game="montego-bay", first=demo_tables + 1)
+            first, *others = virtual_games()
+            await add_virtual_tables(service, demo_tables, game=first, firmware=int(firmware))
+            for n, game in enumerate(others):  # and one table of every other game beside them
+                await add_virtual_tables(service, 1, game=game, first=demo_tables + n + 1)
     except (OSError, ConnectionError, ValueError, RuntimeError) as why:
         # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
@@ -145,19 +148,9 @@ def announce(service: Service, console: Console) -> None:
     console.print(f"  API       {service.http_url}/api/docs")
     if not service.tables:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
-    for runtime in service.tables.values():
-        players = ", ".join(runtime.config.player_names)
-        if runtime.virtual is None:
-            kind = "real ship"
-        elif runtime.config.game == "montego-bay":
-            kind = "virtual harbour, bots until you join"
-        elif hasattr(runtime.virtual.node, "board"):
-            kind = "the firmware on a virtual board, bots until you join"
-        else:
-            kind = "virtual ship, bots until you join"
-        console.print(
-            f"  table     {runtime.config.id}: {runtime.config.game} for {players} ({kind})"
-        )
+    for table in service.tables.values():
+        players = ", ".join(table.config.player_names)
+        console.print(f"  table     {table.id}: {table.game} for {players} ({table.describe()})")
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()

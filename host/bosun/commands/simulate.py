@@ -12,7 +12,7 @@ from dataclasses import replace
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bosun.bots import SEAT_NAMES, SIMULATED_GAMES, GameResult, bots_for
+from bosun.bots import SEAT_NAMES, GameResult, bots_for, simulated_games
 from bosun.commands.argtypes import number, whole_number
 
 
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="bots play whole games through the rules engine; prints a summary",
         description="Bots play N games through the rules engine, deterministically from the seed.",
     )
-    p.add_argument("game", choices=sorted(SIMULATED_GAMES))
+    p.add_argument("game", choices=sorted(simulated_games()))
     p.add_argument(
         "--games", type=whole_number(1, 1_000_000), default=100, help="games (default 100)"
     )

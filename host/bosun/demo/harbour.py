@@ -21,8 +21,9 @@ from typing import Any
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
 from bosun.demo.ship_node import VirtualShipNode
-from bosun.demo.table_bots import TableBots, VirtualTableBase
-from bosun.sim.params import HARBOUR_DOCKS
+from bosun.demo.table_bots import TableBots, VirtualKind, VirtualTableBase
+from bosun.sim.params import ShipParams
+from shipsense.geometry import HARBOUR_DOCKS
 
 TICK_S = 0.02  # real seconds between steps when nothing happens (the ship runs faster)
 # Ship milliseconds after the barrels of a bot's answer came to rest by which the referee
@@ -142,8 +143,6 @@ class HarbourPlayers(TableBots):
         self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
         self._next_decision_ms = 0.0
         self._last_flag_poll_ms = -FLAG_POLL_MS
-        # True while the table's hands must stay off (the calibration wizard weighs things)
-        self.hands_off = lambda: False
 
     def _on_state(self, state: dict[str, Any]) -> None:
         self._count_events(state)
@@ -401,6 +400,13 @@ class VirtualHarbour(VirtualTableBase):
     bot players and hands."""
 
     players: HarbourPlayers
+    what = "virtual harbour"
+
+    def act(
+        self, player: str, game_id: str | None, state: dict | None, request: dict[str, Any]
+    ) -> None:
+        """The barrels a person's hand moves (MB15): `do` put or take, on `dock`, `count`."""
+        self.hands(player, state, request.get("do"), request.get("dock"), request.get("count", 1))
 
     def hands(self, player: str, state: dict[str, Any], do: str, dock: Any, count: Any) -> None:
         """A person's hand at the harbour: `put` barrels on a dock or `take` them off, for the
@@ -439,3 +445,11 @@ class VirtualHarbour(VirtualTableBase):
                 raise ValueError(f"dock {dock} holds {there} barrel{'s' if there != 1 else ''}")
             players.add_answer_moves(key, Counter({dock: -count}))
             players.take(dock, count)
+
+
+HARBOUR = VirtualKind(
+    table=VirtualHarbour,
+    players=HarbourPlayers,
+    config={"table_sensor": "none"},
+    ship=ShipParams.harbour,
+)

@@ -1,59 +1,53 @@
-"""Add virtual tables to a running service: a virtual ship and bot players for each.
+"""Add virtual tables to a running service: a simulated ship and bot players for each.
 
-A Riff Raff table gets the virtual ship; a Montego Bay table the same load cells as a
-harbour (`bosun.demo.harbour`).
+Each game's kit names how its virtual table is built (`GameKit.virtual`, a `VirtualKind`):
+Riff Raff's is the virtual ship (`bosun.demo.riffraff`), Montego Bay's the same load cells as
+a harbour (`bosun.demo.harbour`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 
 from bosun.demo.board_node import BoardShipNode
-from bosun.demo.harbour import HarbourPlayers, HarbourStyle, VirtualHarbour
-from bosun.demo.players import BotStyle, VirtualTablePlayers
 from bosun.demo.ship_node import VirtualShipNode
-from bosun.demo.table_bots import VirtualTableBase
+from bosun.demo.table_bots import VirtualKind, VirtualTableBase
+from bosun.games import registry
 from bosun.service import Service
-from bosun.sim.params import ShipParams
 from bosun.tables import TableConfig, default_seats
 
 SEATS = (("ann", "bob", "cy"), ("dee", "eve", "finn"), ("gus", "hal", "ivy", "jo"), ("kim", "lou"))
 NEXT_GAME_AFTER_S = 4.0
-SETTLE_S = 3  # RR14's three-second rule, so a tipping piece is still its loader's
 
 
-class VirtualTable(VirtualTableBase):
-    """One simulated Riff Raff table: its configuration, its ship on the broker, its bot
-    players."""
+def _load(where: str) -> VirtualKind:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
-    players: VirtualTablePlayers
 
-    def place(self, player: str, item: str, zone: int) -> str:
-        """The seat's person puts a piece of `item` on `zone` of the virtual ship."""
-        self._person(player)
-        ship = self.node.ship
-        if not ship.settled:
-            raise ValueError("the ship is still moving; wait a moment")
-        if not ship.supply(item):
-            raise ValueError(f"no {item} is left off the ship")
-        if ship.on_mat():
-            ship.collect()  # tidy the table first, as people do
-        # the hand goes down now, or once what is still moving has come to rest
-        placement = ship.place(zone, item, at_ms=max(ship.busy_until_ms, ship.now_ms))
-        return placement.piece
+# Every game's virtual table, imported with this module (not later, on the event loop).
+KINDS: dict[str, VirtualKind] = {
+    kit.name: _load(kit.virtual) for kit in registry.kits() if kit.virtual is not None
+}
 
-    def tip(self, player: str, outcome: str) -> list[str]:
-        """The newest piece aboard falls off: `landed` on the mat, `caught`, or `bounced`."""
-        self._person(player)
-        ship = self.node.ship
-        aboard = ship.aboard()
-        if not aboard:
-            raise ValueError("nothing is aboard to fall")
-        if not ship.settled:
-            raise ValueError("the ship is still moving; wait a moment")
-        newest = max(aboard, key=lambda piece: piece.ready_us)
-        ship.fall([newest.id], outcome)
-        return [newest.item]
+
+def virtual_kind(game: str) -> VirtualKind:
+    """How a virtual table of `game` is built; ValueError if it has none."""
+    kit = registry.kit(game)
+    if kit.name not in KINDS:
+        raise ValueError(f"{kit.title} has no virtual table")
+    return KINDS[kit.name]
+
+
+def virtual_games() -> list[str]:
+    """The games that have a virtual table, bosun's own first."""
+    return list(KINDS)
+
+
+def firmware_games() -> list[str]:
+    """The games whose virtual ship may be the real firmware on the virtual board."""
+    return [game for game in virtual_games() if virtual_kind(game).firmware]
 
 
 async def add_virtual_tables(
@@ -61,15 +55,15 @@ async def add_virtual_tables(
     count: int,
     seed: int = 0,
     games: int | None = None,
-    style: BotStyle | HarbourStyle | None = None,
-    game: str = "riffraff",
+    style=None,
+    game: str | None = None,
     first: int = 1,
     firmware: int = 0,
-) -> list[VirtualTable | VirtualHarbour]:
-    """Start `count` virtual tables of `game` (demo-<first>, demo-<first + 1>, ...);
-    `games` per table, or forever. The first `firmware` Riff Raff tables run the real
-    firmware on the virtual board (`board_node.py`; real time only)."""
-    tables: list[VirtualTable | VirtualHarbour] = []
+) -> list[VirtualTableBase]:
+    """Start `count` virtual tables of `game` (bosun's first game unless said; demo-<first>,
+    demo-<first + 1>, ...); `games` per table, or forever. The first `firmware` tables run the
+    real firmware on the virtual board (`board_node.py`; real time only)."""
+    tables: list[VirtualTableBase] = []
     try:
         for n, index in enumerate(range(first - 1, first - 1 + count)):
             table = await add_virtual_table(
@@ -88,19 +82,22 @@ async def add_virtual_table(
     index: int,
     seed: int = 0,
     games: int | None = None,
-    style: BotStyle | HarbourStyle | None = None,
-    game: str = "riffraff",
+    style=None,
+    game: str | None = None,
     firmware: bool = False,
-) -> VirtualTable | VirtualHarbour:
-    """One virtual table, demo-<index + 1>: a ship (a harbour for Montego Bay) on the
-    broker, the table in the service, and its bot players; with `firmware`, the ship is
-    the real firmware on the virtual board."""
+) -> VirtualTableBase:
+    """One virtual table, demo-<index + 1>: its ship on the broker, the table in the service,
+    and its bot players; with `firmware`, the ship is the real firmware on the virtual
+    board."""
+    kit = registry.kit(game or registry.default_game())
+    kind = virtual_kind(kit.name)
     table_id = f"demo-{index + 1}"
     node_seed = f"{seed}/{index}"
-    harbour = game == "montego-bay"
     if firmware:
-        if harbour or service.clock.scale != 1:
-            raise ValueError("a firmware table is a Riff Raff ship at speed 1 (real time)")
+        if not kind.firmware:
+            raise ValueError(f"{kit.title} has no firmware table: its ship is simulated")
+        if service.clock.scale != 1:
+            raise ValueError("a firmware table runs at speed 1 (real time)")
         node = BoardShipNode(table_id, service.broker_address, seed=node_seed)
     else:
         node = VirtualShipNode(
@@ -108,32 +105,24 @@ async def add_virtual_table(
             service.broker_address,
             seed=node_seed,
             scale=service.clock.scale,
-            params=ShipParams.harbour(node_seed) if harbour else None,
+            params=kind.ship(node_seed) if kind.ship is not None else None,
         )
-    seats = default_seats(list(SEATS[index % len(SEATS)]))
-    if harbour:
-        config = TableConfig(
-            id=table_id, game=game, players=seats, table_sensor="none", items=node.items, demo=True
-        )
-    else:
-        config = TableConfig(
-            id=table_id,
-            players=seats,
-            settle_s=SETTLE_S,
-            table_sensor="both",
-            items=node.items,
-            demo=True,
-        )
-    runtime = service.add_table(config, fresh=True)
+    config = TableConfig(
+        id=table_id,
+        game=kit.name,
+        players=default_seats(list(SEATS[index % len(SEATS)])),
+        items=node.items,
+        demo=True,
+        **kind.config,
+    )
+    view = service.add_table(config, fresh=True)
     # after the table exists, so its birth message is not a stranger's
     if firmware:  # MicroPython boots in a second or two: not on the event loop
         await asyncio.get_running_loop().run_in_executor(None, node.start)
     else:
         node.start()
-    runtime.next_game_after_s = NEXT_GAME_AFTER_S
-    runtime.games_left = None if games is None else games - 1
-    bots = HarbourPlayers if harbour else VirtualTablePlayers
-    players = bots(
+    view.play_on(NEXT_GAME_AFTER_S, games)
+    players = kind.players(
         table_id,
         node,
         service.http_url,
@@ -142,9 +131,8 @@ async def add_virtual_table(
         seed=node_seed,
         style=style,
     )
-    if harbour:
-        players.hands_off = lambda: runtime.calibrating
+    players.hands_off = lambda: view.calibrating
     players.start()
-    table = (VirtualHarbour if harbour else VirtualTable)(config, node, players)
-    runtime.virtual = table
+    table = kind.table(config, node, players)
+    view.attach_virtual(table)
     return table

@@ -13,6 +13,8 @@ import contextlib
 import json
 import logging
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -21,6 +23,7 @@ import paho.mqtt.client as mqtt
 from bosun.bus.mqtt import ClientThread, send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,8 @@ class TableBots:
         self._seats: dict[str, str] = {}
         self._tally: Any = None
         self._finished_ids: set[str] = set()
+        # True while the table's hands must stay off (the calibration wizard weighs things)
+        self.hands_off: Callable[[], bool] = lambda: False
         self._asked: set[tuple] = set()  # decisions already sent
         self._task: asyncio.Task | None = None
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
@@ -101,22 +106,24 @@ class TableBots:
 
     def _on_connect(self, client, *_: object) -> None:
         send_without_delay(client)
-        client.subscribe(f"bosun/{self.table_id}/game/#", qos=1)
+        client.subscribe(
+            [(protocol.topic(self.table_id, name), 1) for name in protocol.GAME_TOPICS]
+        )
 
     def _on_message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
         try:
             payload = json.loads(message.payload)
         except ValueError:
             return
-        kind = message.topic.rsplit("/", 1)[-1]
-        self._loop.call_soon_threadsafe(self._deliver, kind, payload)
+        name = protocol.parse_topic(message.topic)[1]
+        self._loop.call_soon_threadsafe(self._deliver, name, payload)
 
-    def _deliver(self, kind: str, payload: Any) -> None:
-        if kind == "state" and isinstance(payload, dict):
+    def _deliver(self, name: str, payload: Any) -> None:
+        if name == protocol.GAME_STATE and isinstance(payload, dict):
             self.state = payload
             self._on_state(payload)
             self._state_changed.set()
-        elif kind == "event" and isinstance(payload, dict):
+        elif name == protocol.GAME_EVENT and isinstance(payload, dict):
             self._actions.put_nowait(payload)
 
     @property
@@ -216,7 +223,10 @@ class TableBots:
 
 class VirtualTableBase:
     """One simulated table: its configuration, its ship on the broker, its bots; people may
-    take seats over from the bots (their page stands in for their hands)."""
+    take seats over from the bots (their page stands in for their hands). A game's table
+    adds `act`, what a person's hands do there."""
+
+    what = "virtual ship"  # for people, in `bosun run`'s list of tables
 
     def __init__(self, config: TableConfig, node: VirtualShipNode, players: TableBots) -> None:
         self.config = config
@@ -227,6 +237,16 @@ class VirtualTableBase:
     @property
     def finished(self) -> list[Any]:
         return self.players.finished
+
+    @property
+    def humans(self) -> set[str]:
+        """The seats people play (the bots leave them be)."""
+        return set(self.players.humans)
+
+    def describe(self) -> str:
+        if hasattr(self.node, "board"):
+            return "the firmware on a virtual board, bots until you join"
+        return f"{self.what}, bots until you join"
 
     async def stop(self) -> None:
         """The bots first (no hand reaches for a ship that is gone), then the ship; once."""
@@ -247,3 +267,41 @@ class VirtualTableBase:
         """ValueError unless a person (not a bot) plays the seat."""
         if player not in self.players.humans:
             raise ValueError("join the seat first: a bot is playing it")
+
+    def act(
+        self, player: str, game_id: str | None, state: dict | None, request: dict[str, Any]
+    ) -> None:
+        """What the seat's person does with their hands (`request` from their page; the
+        table's game and its public view now); ValueError says why not."""
+        raise ValueError("this table has no hands to lend")
+
+    # -- the calibration wizard's hands: a known weight or pieces set on the ship ----------
+
+    def wizard_loads(self) -> dict[str, str]:
+        """What the wizard's hand has put where: {"3": "100 g weight", "mat": ...}."""
+        return self.node.hands()
+
+    def clear_ship(self) -> None:
+        self.node.clear_ship()
+
+    def put_weight(self, zone: int | str, grams: float) -> None:
+        """A known calibration weight set on `zone` (or "mat"); ValueError says why not."""
+        self.node.put_weight(zone, grams)
+
+    def put_piece(self, zone: int, item: str, count: int) -> None:
+        """`count` pieces of `item` from the supply set on `zone` to be weighed."""
+        self.node.put_piece(zone, item, count)
+
+    def take_off(self, zone: int | str) -> None:
+        self.node.take_off(zone)
+
+
+@dataclass(frozen=True)
+class VirtualKind:
+    """How a virtual table of one game is built (its kit's `virtual` names one of these)."""
+
+    table: type[VirtualTableBase]
+    players: type[TableBots]
+    config: dict[str, Any]  # the table's configuration beyond id, game, players and items
+    ship: Callable[[str], Any] | None = None  # ShipParams from the node's seed (None: a ship)
+    firmware: bool = False  # its ship may be the real firmware on the virtual board

@@ -1,19 +1,19 @@
-"""Pure rules engines, one subpackage a game, all behind the `Game` protocol of base.py."""
+"""Pure rules engines, one subpackage a game, all behind the `Game` protocol of base.py; each
+game is registered once as a kit (registry.py) that the rest of bosun asks for."""
 
 from __future__ import annotations
 
 from bosun.games.base import Game, Rejected
-from bosun.games.montego_bay import MontegoBay
-from bosun.games.riffraff import RiffRaff
-
-GAMES: dict[str, Game] = {RiffRaff.name: RiffRaff(), MontegoBay.name: MontegoBay()}
 
 
 def game_named(name: object) -> Game:
     """The engine for a setup's `game` field; raises Rejected for an unknown game."""
-    if not isinstance(name, str) or name not in GAMES:
-        raise Rejected(f"unknown game {name!r} (bosun referees: {', '.join(sorted(GAMES))})")
-    return GAMES[name]
+    from bosun.games import registry  # kits import referees, which import this package
+
+    try:
+        return registry.kit(name).engine
+    except registry.UnknownGame as why:
+        raise Rejected(str(why)) from None
 
 
-__all__ = ["GAMES", "Game", "Rejected", "game_named"]
+__all__ = ["Game", "Rejected", "game_named"]

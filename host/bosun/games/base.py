@@ -148,6 +148,9 @@ def describe_validation_error(err: ValidationError) -> str:
             parts.append(f"{where}: must be a list, not {_shown(problem.get('input'))}")
         elif kind == "dict_type":
             parts.append(f"{where}: must be an object, not {_shown(problem.get('input'))}")
+        elif kind == "value_error":  # our own validators' sentences, as they wrote them
+            error = str(problem.get("ctx", {}).get("error", problem["msg"]))
+            parts.append(error if error.startswith(where) else f"{where}: {error}")
         else:
             parts.append(f"{where}: {problem['msg'][0].lower()}{problem['msg'][1:]}")
     return "; ".join(parts)

@@ -33,13 +33,13 @@ from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.tables import TableConfig
+from shipsense.geometry import HARBOUR_DOCKS as DOCKS
 from shipsense.pieces import BARREL_G
 
 QUIET_MS = 1500  # the harbour still for this long after barrels moved: the move is done
 # After a page answer, how long the harbour may stay still without bearing it out: every
 # barrel moved meanwhile gives the people at the table that long again.
 CHECK_MS = 5000
-DOCKS = (1, 2, 3, 4)
 HARBOUR_FLAG = "harbour_mismatch"
 REQUEST_FIELDS = {
     "hire": ("worker",),

@@ -26,7 +26,6 @@ __all__ = ["ITEMS", "ITEM_GRAMS"]  # re-exported: bosun.sim's users get the piec
 # are on hand.
 HARBOUR_ITEM_GRAMS = {"barrel": BARREL_G}
 HARBOUR_BARRELS = 64
-HARBOUR_DOCKS = (1, 2, 3, 4)  # dock n is zone n: the hull's four load cells
 
 TABLE_KINDS = ("mat", "piezo", "both", "none")
 RATES_SPS = (10, 80)  # HX711 RATE pin low / high

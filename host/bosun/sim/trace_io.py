@@ -13,8 +13,8 @@ from typing import IO
 
 from bosun.sim.ship import Sample
 from bosun.sim.truth import SessionInfo, TruthRecord
+from shipsense.protocol import TRACE_COLUMNS
 
-TRACE_COLUMNS = ("t_ms", *(f"z{z}" for z in range(1, 11)), "table_g", "impact")
 TRACE_HEADER = ",".join(TRACE_COLUMNS)
 
 

@@ -15,14 +15,14 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 
 from bosun.store.records import InvalidEntry
+from shipsense.protocol import TRACE_COLUMNS
+from shipsense.ship_messages import MAX_T_MS
+from shipsense.trace import MAX_ABS_GRAMS  # the reader's bounds: every stored row exports
 
 SAMPLE = struct.Struct("<d12f")
 _F32 = struct.Struct("<f")
-CSV_HEADER = "t_ms,z1,z2,z3,z4,z5,z6,z7,z8,z9,z10,table_g,impact"
-COLUMNS_PER_ROW = 13
-# Bounds shared with shipsense.trace's reader, so that every stored row exports readably.
-MAX_ABS_GRAMS = 1000000.0
-MAX_T_MS = 1.0e11
+CSV_HEADER = ",".join(TRACE_COLUMNS)
+COLUMNS_PER_ROW = len(TRACE_COLUMNS)
 MAX_ROWS_PER_BATCH = 10000
 
 TraceRow = list  # [t_ms, z1..z10, table_g | None, impact | None]

@@ -1,11 +1,12 @@
 """The table setup and calibration wizard: tare, a known weight on each zone, each item weighed.
 
-A Montego Bay table's harbour is the same load cells, one under each dock (zones 1-4), and
-its only piece is the barrel: its wizard calibrates docks 1-4 and weighs a barrel.
+What the wizard measures is the game's (its kit's `calibration`): Riff Raff's ship has ten
+zones and eight pieces; Montego Bay's harbour is the same load cells, one under each dock
+(zones 1-4), and its only piece is the barrel.
 
 The wizard sends the ship's own commands (`tare`, `calibrate`, `weigh`; shipsense.protocol)
 and shows their results and the live readings. While it runs the table's ship events are
-logged but not refereed (`TableRuntime.calibrating`), and at a virtual table the bots keep
+logged but not refereed (`TableView.set_calibrating`), and at a virtual table the bots keep
 their hands off. Finishing stores the measured item weights with the table: in the tables
 file for a configured table (`bosun.tables.save_table_items`), in memory for a virtual one,
 and in both cases in the table's configuration and the running referee (`item_grams`).
@@ -20,14 +21,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
 
-from bosun.games.riffraff import ITEMS
-from bosun.referee.montego_bay import DOCKS
-from bosun.referee.runtime import TableRuntime
+from bosun.games.registry import Calibration
+from bosun.referee.view import TableView
 from bosun.tables import TableConfigError, save_table_items
 from bosun.web.api import stream
 from bosun.web.context import ApiError, WebContext, json_body, number, whole
 from shipsense import protocol
-from shipsense.pieces import BARREL_G, HARBOUR_ITEMS, ITEM_GRAMS
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +39,9 @@ MIN_ITEM_G, MAX_ITEM_G = 0.2, 1000.0
 class CalibrationSession:
     """One table's wizard: what has been measured, what the ship is measuring now."""
 
-    def __init__(self, ctx: WebContext, runtime: TableRuntime) -> None:
+    def __init__(self, ctx: WebContext, table: TableView) -> None:
         self.ctx = ctx
-        self.runtime = runtime
+        self.table = table
         self.active = False
         self.tared: dict[str, Any] | None = None
         self.calibrated: dict[str, dict[str, Any]] = {}  # zone -> its known weight result
@@ -56,39 +55,34 @@ class CalibrationSession:
 
     @property
     def has_mat(self) -> bool:
-        return self.runtime.config.table_sensor in ("mat", "both")
+        return self.table.config.table_sensor in ("mat", "both")
 
     @property
-    def harbour(self) -> bool:
-        return self.runtime.config.game == "montego-bay"
+    def plan(self) -> Calibration:
+        """What this table's game measures: its load cells and its pieces."""
+        return self.table.kit.calibration
 
     @property
     def zones(self) -> tuple[int, ...]:
-        """The zones with load cells the game uses: the docks of a harbour, else all ten."""
-        return DOCKS if self.harbour else tuple(range(1, 11))
+        """The zones with load cells the game uses (a harbour's docks, or the ship's ten)."""
+        return self.plan.zones
 
     @property
     def items_to_weigh(self) -> tuple[str, ...]:
-        return HARBOUR_ITEMS if self.harbour else ITEMS
+        return self.plan.items
 
     def table_items(self) -> dict[str, float]:
         """The piece weights the referee uses now."""
-        if self.harbour:
-            return {"barrel": self.runtime.config.items.get("barrel", BARREL_G)}
-        return {**ITEM_GRAMS, **self.runtime.config.items}
-
-    def _node(self):
-        virtual = self.runtime.virtual
-        return virtual.node if virtual is not None else None
+        return self.table.item_grams()
 
     def public(self) -> dict[str, Any]:
-        node = self._node()
-        state = self.runtime.referee.view if self.runtime.referee else None
+        virtual = self.table.virtual
+        state = self.table.state()
         return {
-            "table": self.runtime.config.id,
-            "game": self.runtime.config.game,
+            "table": self.table.id,
+            "game": self.table.game,
             "active": self.active,
-            "virtual": node is not None,
+            "virtual": virtual is not None,
             "has_mat": self.has_mat,
             "zones_to_calibrate": [str(z) for z in self.zones] + (["mat"] if self.has_mat else []),
             "items_to_weigh": list(self.items_to_weigh),
@@ -100,31 +94,30 @@ class CalibrationSession:
             "answers": self.answers,
             "message": self.message,
             "saved": self.saved,
-            "hands": node.hands() if node is not None else None,
+            "hands": virtual.wizard_loads() if virtual is not None else None,
             "game_running": bool(state and state["phase"] != "over"),
             "ship": {
-                "online": self.runtime.ship["online"],
-                "weights": self.runtime.weights,
+                "online": self.table.ship_online,
+                "weights": self.table.ship_weights,
             },
         }
 
     # -- the wizard's steps ------------------------------------------------------------------
 
     def start(self) -> None:
-        runtime = self.runtime
+        table = self.table
         if self.active:
             return
         self.active = True
         self.tared, self.calibrated, self.items, self.saved = None, {}, {}, None
         self.message = {"level": "info", "text": "calibrating: the referee ignores the ship"}
-        runtime.calibrating = True
-        if runtime.virtual is not None:  # the bots keep their hands off the ship meanwhile
-            players = runtime.virtual.players
-            self._held_humans = set(players.humans)
-            for name in runtime.config.player_names:
-                runtime.virtual.claim(name, True)
-        runtime.listeners.add(self._on_change)
-        runtime.notify()
+        virtual = table.virtual
+        if virtual is not None:  # the bots keep their hands off the ship meanwhile
+            self._held_humans = virtual.humans
+            for name in table.config.player_names:
+                virtual.claim(name, True)
+        table.watch(self._on_change)
+        table.set_calibrating(True)
 
     def _require_active(self) -> None:
         if not self.active:
@@ -132,19 +125,19 @@ class CalibrationSession:
 
     def _send(self, command: dict[str, Any], label: str) -> dict[str, Any]:
         self._require_active()
-        if not self.runtime.ship["online"]:
+        if not self.table.ship_online:
             raise ApiError(409, "the ship is offline: it cannot measure")
         if self.pending is not None:
             raise ApiError(409, f"the ship is still measuring ({self.pending['label']}); wait")
         try:
-            command_id = self.runtime.send_command(command)
+            command_id = self.table.send_command(command)
         except protocol.CommandError as why:
             raise ApiError(400, str(why)) from None
         self.pending = {"id": command_id, "cmd": command["cmd"], "label": label, **command}
         self.message = {"level": "info", "text": f"measuring: {label} ..."}
         loop = asyncio.get_running_loop()
         self._timeout = loop.call_later(COMMAND_TIMEOUT_S, self._timed_out, command_id)
-        self.runtime.notify()
+        self.table.changed()
         return self.public()
 
     def tare(self) -> dict[str, Any]:
@@ -163,11 +156,11 @@ class CalibrationSession:
             command["count"] = count
         return self._send(command, f"weighing {pieces} on zone {zone}")
 
-    def _on_change(self, _runtime: TableRuntime) -> None:
+    def _on_change(self) -> None:
         pending = self.pending
         if pending is None:
             return
-        result = self.runtime.results.get(pending["id"])
+        result = self.table.result(pending["id"])
         if result is None:
             return
         self.pending = None
@@ -179,14 +172,14 @@ class CalibrationSession:
             self.message = {"level": "error", "text": f"the ship refused: {result.get('error')}"}
             return
         if pending["cmd"] == "tare":
-            self.tared = {"at_ms": self.runtime.clock.now_ms(), "counts": result.get("tare")}
+            self.tared = {"at_ms": self.table.now_ms(), "counts": result.get("tare")}
             self.message = {"level": "ok", "text": "tared: every zone reads 0 g when empty"}
         elif pending["cmd"] == "calibrate":
             zone = str(pending["zone"])
             self.calibrated[zone] = {
                 "grams": pending["grams"],
                 "counts_per_g": result.get("counts_per_g"),
-                "at_ms": self.runtime.clock.now_ms(),
+                "at_ms": self.table.now_ms(),
             }
             where = "the mat" if zone == "mat" else f"zone {zone}"
             self.message = {"level": "ok", "text": f"{where} calibrated"}
@@ -206,35 +199,35 @@ class CalibrationSession:
                 "level": "error",
                 "text": f"the ship did not answer within {COMMAND_TIMEOUT_S:g} s: is it online?",
             }
-            self.runtime.notify()
+            self.table.changed()
 
     # -- the virtual ship's hands --------------------------------------------------------------
 
     def hands(self, body: dict[str, Any]) -> dict[str, Any]:
         self._require_active()
-        node = self._node()
-        if node is None:
+        virtual = self.table.virtual
+        if virtual is None:
             raise ApiError(409, "this table has a real ship: use your hands")
         do = body.get("do")
         try:
             if do == "clear":
-                node.clear_ship()
+                virtual.clear_ship()
             elif do == "weight":
-                node.put_weight(
-                    zone_of(body.get("zone"), zones=self.zones),
+                virtual.put_weight(
+                    zone_of(body.get("zone"), self.plan),
                     number(body.get("grams"), "grams", 1, MAX_KNOWN_G),
                 )
             elif do == "piece":
-                item = item_of(body.get("item"), self.items_to_weigh)
+                item = item_of(body.get("item"), self.plan)
                 count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
-                node.put_piece(zone_of(body.get("zone"), mat=False, zones=self.zones), item, count)
+                virtual.put_piece(zone_of(body.get("zone"), self.plan, mat=False), item, count)
             elif do == "take":
-                node.take_off(zone_of(body.get("zone"), zones=self.zones))
+                virtual.take_off(zone_of(body.get("zone"), self.plan))
             else:
                 raise ApiError(400, "do must be 'clear', 'weight', 'piece' or 'take'")
         except ValueError as why:
             raise ApiError(409, str(why)) from None
-        self.runtime.notify()
+        self.table.changed()
         return self.public()
 
     # -- the end -------------------------------------------------------------------------------
@@ -243,12 +236,11 @@ class CalibrationSession:
         self._require_active()
         if self.pending is not None:
             raise ApiError(409, "the ship is still measuring; wait for it")
-        runtime = self.runtime
         if save and self.items:
             self.saved = self._store_items(dict(self.items))
         self._end()
         if new_game:
-            runtime.start_game()
+            self.table.start_game()
         return self.public()
 
     def cancel(self) -> dict[str, Any]:
@@ -258,58 +250,54 @@ class CalibrationSession:
         return self.public()
 
     def _end(self) -> None:
-        runtime = self.runtime
+        table = self.table
         self.active = False
         self.pending = None
         if self._timeout is not None:
             self._timeout.cancel()
             self._timeout = None
-        runtime.calibrating = False
-        runtime.listeners.discard(self._on_change)
-        if runtime.virtual is not None and self._held_humans is not None:
-            for name in runtime.config.player_names:
-                runtime.virtual.claim(name, name in self._held_humans)
+        table.unwatch(self._on_change)
+        if table.virtual is not None and self._held_humans is not None:
+            for name in table.config.player_names:
+                table.virtual.claim(name, name in self._held_humans)
         self._held_humans = None
-        runtime.notify()
+        table.set_calibrating(False)
 
     def _store_items(self, measured: dict[str, float]) -> dict[str, Any]:
         """Item weights into the table's configuration, the referee and (if any) the file."""
-        runtime = self.runtime
-        merged = {**runtime.config.items, **measured}
-        runtime.config = runtime.config.model_copy(update={"items": merged})
-        if runtime.referee is not None:
-            runtime.referee.item_grams.update(measured)
+        table = self.table
+        merged = table.use_item_grams(measured)
         where, problem = "this service's memory (a virtual table)", None
         path = self.ctx.tables_file
-        if not runtime.config.demo:
+        if not table.config.demo:
             if path is None:
                 where = "this service's memory: it was started without a tables file"
             else:
                 try:
-                    save_table_items(path, runtime.config.id, merged)
+                    save_table_items(path, table.id, merged)
                     where = f"the tables file {path}"
                 except (TableConfigError, OSError) as why:
                     problem = f"could not write {path}: {why}"
-                    log.warning("table %s: %s", runtime.config.id, problem)
+                    log.warning("table %s: %s", table.id, problem)
         text = f"item weights stored in {where}; the referee uses them now"
         self.message = {"level": "error" if problem else "ok", "text": problem or text}
         return {"items": merged, "where": where, "problem": problem}
 
 
-def zone_of(
-    value: Any, mat: bool = True, zones: tuple[int, ...] = tuple(range(1, 11))
-) -> int | str:
+def zone_of(value: Any, plan: Calibration, mat: bool = True) -> int | str:
+    """A zone of `plan`'s load cells (or the mat), or ApiError naming what is wrong."""
     if mat and value == "mat":
         return "mat"
-    if zones == DOCKS:
-        return whole(value, "zone (a dock of the harbour)", 1, len(DOCKS))
-    return whole(value, "zone", 1, 10)
+    name = "zone" if plan.zone_word == "zone" else f"zone (a {plan.zone_word} of the {plan.board})"
+    zone = whole(value, name, min(plan.zones), max(plan.zones))
+    if zone not in plan.zones:
+        raise ApiError(400, f"{name} must be one of {', '.join(map(str, plan.zones))}")
+    return zone
 
 
-def item_of(value: Any, items: tuple[str, ...] = ITEMS) -> str:
-    if value not in items:
-        rule = "MB2" if items == HARBOUR_ITEMS else "RR2"
-        raise ApiError(400, f"item must be one of {', '.join(items)} ({rule})")
+def item_of(value: Any, plan: Calibration) -> str:
+    if value not in plan.items:
+        raise ApiError(400, f"item must be one of {', '.join(plan.items)} ({plan.rule})")
     return value
 
 
@@ -321,10 +309,10 @@ class CalibrationDesk:
         self.sessions: dict[str, CalibrationSession] = {}
 
     def session(self, table_id: str) -> CalibrationSession:
-        runtime = self.ctx.table(table_id)
+        table = self.ctx.table(table_id)
         session = self.sessions.get(table_id)
-        if session is None or session.runtime is not runtime:
-            session = self.sessions[table_id] = CalibrationSession(self.ctx, runtime)
+        if session is None or session.table is not table:
+            session = self.sessions[table_id] = CalibrationSession(self.ctx, table)
         return session
 
 
@@ -342,7 +330,7 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     @router.get("/stream")
     async def calibration_stream(table_id: str, request: Request) -> EventSourceResponse:
         wizard = session(table_id, request)
-        return EventSourceResponse(stream(wizard.runtime, request, wizard.public), ping=15)
+        return EventSourceResponse(stream(wizard.table, request, wizard.public), ping=15)
 
     @router.post("/start")
     async def calibration_start(table_id: str, request: Request) -> dict[str, Any]:
@@ -360,7 +348,7 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_zone(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        zone = zone_of(body.get("zone"), mat=wizard.has_mat, zones=wizard.zones)
+        zone = zone_of(body.get("zone"), wizard.plan, mat=wizard.has_mat)
         grams = number(body.get("grams"), "grams (the known weight)", 1, MAX_KNOWN_G)
         return wizard.calibrate_zone(zone, grams)
 
@@ -368,8 +356,8 @@ def create_calibration_api(ctx: WebContext, desk: CalibrationDesk) -> APIRouter:
     async def calibration_item(table_id: str, request: Request) -> dict[str, Any]:
         wizard = session(table_id, request)
         body = await json_body(request)
-        item = item_of(body.get("item"), wizard.items_to_weigh)
-        zone = zone_of(body.get("zone", 1), mat=False, zones=wizard.zones)
+        item = item_of(body.get("item"), wizard.plan)
+        zone = zone_of(body.get("zone", 1), wizard.plan, mat=False)
         count = whole(body.get("count", 1), "count", 1, MAX_PIECES_WEIGHED)
         return wizard.weigh_item(item, zone, count)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import Request
 
-from bosun.referee.runtime import TableRuntime
+from bosun.referee.view import TableView
 
 MAX_BODY_BYTES = 16 * 1024
 
@@ -27,26 +27,19 @@ class ApiError(Exception):
 
 @dataclass
 class WebContext:
-    """The service as the web app sees it; `store` is the service's (or a table's) store."""
+    """The service as the web app sees it: its tables' views, its store (for past games),
+    the operator key, where configured tables keep their calibration."""
 
-    tables: dict[str, TableRuntime]
+    tables: dict[str, TableView]
     operator_key: str
-    store_given: Any = None
+    store: Any
     tables_file: Path | None = None
 
-    @property
-    def store(self):
-        if self.store_given is not None:
-            return self.store_given
-        for runtime in self.tables.values():
-            return runtime.store
-        raise ApiError(503, "no store yet: this service has no tables")
-
-    def table(self, table_id: str) -> TableRuntime:
-        runtime = self.tables.get(table_id)
-        if runtime is None:
+    def table(self, table_id: str) -> TableView:
+        view = self.tables.get(table_id)
+        if view is None:
             raise ApiError(404, f"no table {table_id[:40]!r}")
-        return runtime
+        return view
 
     def given_key(self, request: Request) -> str:
         return request.headers.get("x-bosun-key") or request.query_params.get("key") or ""

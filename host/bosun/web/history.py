@@ -1,9 +1,10 @@
 """Past and running games from the store: summaries, the timeline of turns, sensor moments.
 
 A game's effective actions are replayed through a fresh `Match`, each with the wall-clock
-`at_ms` of its log entry, to find rounds, turns, loads and falls. Ship time (`t_ms`, what
-traces are indexed by) is related to wall-clock time through the "ship_event" entries, which
-carry both: a load is the `place` event that caused it, a fall the `fall` events before it.
+`at_ms` of its log entry, and through its kit's timeline, to find rounds, turns, loads and
+falls. Ship time (`t_ms`, what traces are indexed by) is related to wall-clock time through
+the "ship_event" entries, which carry both: a load is the `place` event that caused it, a
+fall the `fall` events before it.
 
 Secrets: the log of a running game holds cards nobody may see yet (RR4) or any more (RR7).
 The replay keeps them; what leaves this module goes through the game's own secret filter
@@ -15,19 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import threading
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
-from bosun.games import Rejected
+from bosun.games import Rejected, registry
 from bosun.games.match import Match, dump_log_line
 from bosun.store import GameRow, StoreError, UnknownGame, effective_actions
 from bosun.web.context import ApiError, WebContext, number
+from shipsense import protocol
 from shipsense.protocol import TRACE_COLUMNS
 
 INPUT_KINDS = ("ship_event", "input", "tick", "status")
@@ -38,36 +38,22 @@ FALL_BEFORE_MS, FALL_AFTER_MS = 1000.0, 2500.0
 MAX_TRACE_SPAN_MS = 30_000.0
 MAX_GAMES_LISTED = 300
 MAX_GAMES_KEPT = 5000  # finished games kept replayed in memory (statistics read them all)
-TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")  # bosun.tables.TableId
 
 
-@dataclass
-class Turn:
-    """One player's turn as it happened: when, where, what was loaded and what fell."""
+class _NoTimeline:
+    """A game without a timeline of its own: its log replays, nothing more is kept."""
 
-    round: int
-    player: str
-    zone: int
-    card: int | None
-    start_ms: int
-    end_ms: int | None = None
-    announced: int | None = None
-    loads: list[dict[str, Any]] = field(default_factory=list)
-    falls: list[dict[str, Any]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.turns: list = []
+        self.rounds: list[dict[str, Any]] = []
+        self.falls: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
 
-    def public(self) -> dict[str, Any]:
-        return {
-            "round": self.round,
-            "player": self.player,
-            "zone": self.zone,
-            "card": self.card,
-            "start_ms": self.start_ms,
-            "end_ms": self.end_ms,
-            "length_ms": None if self.end_ms is None else self.end_ms - self.start_ms,
-            "announced": self.announced,
-            "loads": self.loads,
-            "falls": self.falls,
-        }
+    def record(self, at_ms: int, action: dict, entry: int | None, before: dict, after: dict):
+        return None
+
+    def finish(self, running: bool) -> None:
+        return None
 
 
 @dataclass
@@ -78,7 +64,7 @@ class ReplayedGame:
 
     game: str
     view: dict[str, Any] | None
-    turns: list[Turn]
+    turns: list  # its kit's turns (Riff Raff: bosun.games.riffraff.timeline.Turn)
     rounds: list[dict[str, Any]]
     falls: list[dict[str, Any]]  # every fall with the zones it came from
     events: list[dict[str, Any]]  # other things worth a line: decisions, undos, flags
@@ -93,112 +79,44 @@ def public_timeline(
     game's own secret filter (RR4 and RR7 for Riff Raff, MB6 for Montego Bay)."""
     timeline = {"rounds": replayed.rounds, "turns": [turn.public() for turn in replayed.turns]}
     match = replayed.match
-    if match is None or match.game is None:
-        return {"rounds": [], "turns": []}
+    if match is None or match.game is None or not (timeline["rounds"] or timeline["turns"]):
+        return {"rounds": [], "turns": []}  # nothing kept (a game without a timeline)
     return match.game.timeline_view(match.state, timeline, running, viewer)
 
 
-def _ship_diff(before: dict[str, list[str]], after: dict[str, list[str]]) -> dict[str, list[str]]:
-    """Pieces per zone that were aboard before and are gone after (a fall)."""
-    gone: dict[str, list[str]] = {}
-    for zone, items in before.items():
-        remaining = Counter(after.get(zone, []))
-        lost = []
-        for item in items:
-            if remaining[item]:
-                remaining[item] -= 1
-            else:
-                lost.append(item)
-        if lost:
-            gone[zone] = lost
-    return gone
-
-
-def _kinds(pieces: list[Any]) -> list[str]:
-    """The kinds of a fall's pieces: {"item", "zone"} (RR13a) or a bare kind."""
-    return [p["item"] if isinstance(p, dict) else p for p in pieces]
-
-
 def replay_game(actions: list[tuple], running: bool = True) -> ReplayedGame:
-    """Replay `(at_ms, action)` or `(at_ms, action, entry id)` (the effective log, setup first).
-
-    Loads and falls keep the id of their log entry (`entry`), to find the ship event behind it.
-    Every card is kept: `public_timeline` shows what may be seen.
-    """
+    """Replay `(at_ms, action)` or `(at_ms, action, entry id)` (the effective log, setup first)
+    through a fresh `Match`, and the game's timeline (its kit's) beside it. Every card is
+    kept: `public_timeline` shows what may be seen."""
     match = Match()
-    turns: list[Turn] = []
-    rounds: dict[tuple[int, int], dict[str, Any]] = {}
-    falls: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
-    open_turn: Turn | None = None
     game = actions[0][1].get("game", "?") if actions else "?"
+    try:
+        make_timeline = registry.kit(game).timeline or _NoTimeline
+    except registry.UnknownGame:
+        make_timeline = _NoTimeline
+    timeline = make_timeline()
     for at_ms, action, *entry_id in actions:
         entry = entry_id[0] if entry_id else None
         before = match.view()
         try:
             match.submit(action)
         except Rejected as why:  # a stored log always replays; say so if it ever does not
-            events.append({"at_ms": at_ms, "kind": "error", "text": f"refused on replay: {why}"})
+            line = {"at_ms": at_ms, "kind": "error", "text": f"refused on replay: {why}"}
+            timeline.events.append(line)
             continue
-        after = match.view()
-        if game != "riffraff" or before is None:
-            continue
-        kind = action.get("type")
-        key = (after["cycle"], after["round"]) if kind == "card" else None
-        if kind == "card":
-            line = {"at_ms": at_ms, "player": action["player"], "value": action["value"]}
-            entry = rounds.setdefault(key, {"round": after["round"], "cycle": after["cycle"]})
-            entry.setdefault("cards", []).append(line)
-            if after["phase"] != "choose":
-                entry["revealed_ms"] = at_ms  # RR4: the last card reveals them all
-        elif kind in ("captain", "next"):
-            what = "chose the captain" if kind == "captain" else "chose who goes next"
-            text = f"{action['by']} {what}: {action['player']}"
-            events.append({"at_ms": at_ms, "kind": kind, "text": text, "round": after["round"]})
-        elif kind == "announce" and open_turn is not None:
-            open_turn.announced = action["pieces"]
-        elif kind == "load" and open_turn is not None:
-            load = {"at_ms": at_ms, "item": action["item"], "zone": action["zone"], "entry": entry}
-            open_turn.loads.append(load)
-        elif kind == "shift":
-            text = f"a {action['item']} moved from zone {action['from']} to zone {action['to']}"
-            events.append({"at_ms": at_ms, "kind": "shift", "text": text, "round": after["round"]})
-        elif kind == "fall":
-            gone = _ship_diff(before["ship"], after["ship"])
-            late = not before["fall_ends_turn"] if "fall_ends_turn" in before else False
-            fall = {
-                "at_ms": at_ms,
-                "player": action["player"],
-                "fallen": _kinds(action.get("fallen", [])),
-                "caught": _kinds(action.get("caught", [])),
-                "zones": gone,
-                "round": before["round"],
-                "late": late,  # RR14: after the player's turn; the open turn went on
-                "entry": entry,
-            }
-            falls.append(fall)
-            target = open_turn if open_turn is not None and not late else None
-            if target is None:  # RR14: the last turn the player it fell to had
-                target = next((t for t in reversed(turns) if t.player == fall["player"]), None)
-            if target is not None:
-                target.falls.append(fall)
-        if before["turn"] != after["turn"] or (open_turn and after["phase"] == "over"):
-            if open_turn is not None and open_turn.end_ms is None:
-                open_turn.end_ms = at_ms
-                open_turn = None
-            if after["turn"] is not None:
-                player = after["turn"]
-                open_turn = Turn(
-                    round=after["round"],
-                    player=player,
-                    zone=after["target_zone"],
-                    card=after["players"][player]["card"],
-                    start_ms=at_ms,
-                )
-                turns.append(open_turn)
-    view = match.view()
-    ordered_rounds = [rounds[k] for k in sorted(rounds)]
-    return ReplayedGame(game, view, turns, ordered_rounds, falls, events, len(actions), match)
+        if before is not None:
+            timeline.record(at_ms, action, entry, before, match.view())
+    timeline.finish(running)
+    return ReplayedGame(
+        game,
+        match.view(),
+        timeline.turns,
+        timeline.rounds,
+        timeline.falls,
+        timeline.events,
+        len(actions),
+        match,
+    )
 
 
 # -- reading the store -----------------------------------------------------------------------
@@ -260,10 +178,11 @@ class GameArchive:
 
     def rows(self, table_id: str | None = None, limit: int | None = MAX_GAMES_LISTED) -> list:
         """The table's (or every) game, newest first; at most `limit` (None: all)."""
-        if table_id is not None and not TABLE_ID.fullmatch(table_id):
-            raise ApiError(
-                400, "table must be a table id like t1 (lower-case letters, digits, - _)"
-            )
+        if table_id is not None:
+            try:
+                protocol.check_table_id(table_id)
+            except protocol.ProtocolError as why:
+                raise ApiError(400, f"table: {why}") from None
         try:
             rows = self.ctx.store.games(table_id=table_id)
         except StoreError as why:
@@ -426,7 +345,7 @@ def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
         row = await asyncio.to_thread(archive.row, game_id)
         q = request.query_params
         boot = q.get("boot", "")
-        if not 1 <= len(boot) <= 32:
+        if not 1 <= len(boot) <= protocol.MAX_BOOT_ID:
             raise ApiError(400, "boot must name the ship boot of the window (1-32 characters)")
         try:
             low = float(q.get("from_t_ms", ""))

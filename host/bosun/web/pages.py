@@ -15,13 +15,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from bosun.games.riffraff import ITEMS
+from bosun.games import registry
 from bosun.web.context import WebContext
 from bosun.web.seats import current_seat, follow_seat
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
-GAME_TITLES = {"riffraff": "Riff Raff", "montego-bay": "Montego Bay"}
 
 
 def create_pages(ctx: WebContext) -> APIRouter:
@@ -34,14 +33,13 @@ def create_pages(ctx: WebContext) -> APIRouter:
         def link(path: str) -> str:
             return f"{path}?key={quote(key)}" if key else path
 
-        scale = next((rt.clock.scale for rt in ctx.tables.values() if rt.clock), 1.0)
+        scale = next((view.clock_scale for view in ctx.tables.values()), 1.0)
         context = {
             "operator": operator,
             "key": key,
             "bad_key": bool(ctx.given_key(request)) and not operator,
             "link": link,
-            "game_titles": GAME_TITLES,
-            "items": ITEMS,
+            "game_titles": registry.titles(),
             "time_scale": scale,
             **values,
         }
@@ -56,29 +54,29 @@ def create_pages(ctx: WebContext) -> APIRouter:
     @router.get("/")
     async def home(request: Request) -> Response:
         tables = [
-            {"id": rt.config.id, "game": rt.config.game, "virtual": rt.virtual is not None}
-            for rt in ctx.tables.values()
+            {"id": view.id, "game": view.game, "virtual": view.virtual is not None}
+            for view in ctx.tables.values()
         ]
         return page(request, "home.html", title="Tables", tables=tables)
 
     @router.get("/tables/{table_id}")
     async def table_view(table_id: str, request: Request) -> Response:
-        runtime = ctx.tables.get(table_id)
-        if runtime is None:
+        view = ctx.tables.get(table_id)
+        if view is None:
             return missing(request, "No such table", f"There is no table {table_id[:40]!r} here.")
         return page(
             request,
             "table.html",
             title=f"Table {table_id}",
             table_id=table_id,
-            game=runtime.config.game,
-            scale=runtime.clock.scale,
+            game=view.game,
+            scale=view.clock_scale,
         )
 
     @router.get("/seat/{token}")
     async def seat_page(token: str, request: Request) -> Response:
-        runtime, player = current_seat(ctx, token)
-        if runtime is None:
+        view, player = current_seat(ctx, token)
+        if view is None:
             new = await follow_seat(ctx, token)
             if new is not None:  # the same player's seat at the table's next game
                 return RedirectResponse(f"/seat/{new}", status_code=303)
@@ -91,13 +89,13 @@ def create_pages(ctx: WebContext) -> APIRouter:
         return page(
             request,
             "seat.html",
-            title=f"{player} at {runtime.config.id}",
+            title=f"{player} at {view.id}",
             token=token,
             player=player,
-            colour=runtime.config.colour_of(player),
-            table_id=runtime.config.id,
-            game=runtime.config.game,
-            scale=runtime.clock.scale,
+            colour=view.config.colour_of(player),
+            table_id=view.id,
+            game=view.game,
+            scale=view.clock_scale,
         )
 
     @router.get("/games")
@@ -114,8 +112,8 @@ def create_pages(ctx: WebContext) -> APIRouter:
 
     @router.get("/tables/{table_id}/calibrate")
     async def calibrate_page(table_id: str, request: Request) -> Response:
-        runtime = ctx.tables.get(table_id)
-        if runtime is None:
+        view = ctx.tables.get(table_id)
+        if view is None:
             return missing(request, "No such table", f"There is no table {table_id[:40]!r} here.")
         if not ctx.is_operator(request):
             return page(
@@ -130,9 +128,9 @@ def create_pages(ctx: WebContext) -> APIRouter:
             "calibrate.html",
             title=f"Calibrate {table_id}",
             table_id=table_id,
-            virtual=runtime.virtual is not None,
-            has_mat=runtime.config.table_sensor in ("mat", "both"),
-            harbour=runtime.config.game == "montego-bay",
+            virtual=view.virtual is not None,
+            has_mat=view.config.table_sensor in ("mat", "both"),
+            harbour=view.kit.calibration.board == "harbour",
         )
 
     return router

@@ -19,7 +19,6 @@ from fastapi.responses import Response
 
 from bosun.web.context import ApiError, WebContext
 
-RECENT_GAMES = 5  # a finished game's link leads on for this many games of its table
 MAX_TOKEN_CHARS = 64
 
 
@@ -50,13 +49,13 @@ def qr_svg(text: str) -> bytes:
 
 
 def current_seat(ctx: WebContext, token: str):
-    """(runtime, player) of a seat token of a running game, or (None, None)."""
+    """(table view, player) of a seat token of a running game, or (None, None)."""
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None, None
-    for runtime in ctx.tables.values():
-        player = runtime.seat_of(token)
+    for view in ctx.tables.values():
+        player = view.seat_of(token)
         if player is not None:
-            return runtime, player
+            return view, player
     return None, None
 
 
@@ -64,31 +63,18 @@ async def follow_seat(ctx: WebContext, token: str) -> str | None:
     """The token of the same player's seat in the table's present game, if `token` was theirs
     in one of its recent finished games (or is still valid); else None. The store is read in
     a worker thread; the tables are looked at on the loop, where they live."""
-    runtime, _ = current_seat(ctx, token)
-    if runtime is not None:
+    view, _ = current_seat(ctx, token)
+    if view is not None:
         return token
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None
-    for runtime in list(ctx.tables.values()):
-        if runtime.game_id is None:
+    for view in list(ctx.tables.values()):
+        present, seats = view.game_id, view.seat_tokens()
+        if present is None:
             continue
-        present, seats = runtime.game_id, dict(runtime.seats)
-        player = await asyncio.to_thread(
-            _earlier_seat, runtime.store, runtime.config.id, present, token
-        )
+        player = await asyncio.to_thread(view.earlier_player, token, present)
         if player is not None and player in seats:
             return seats[player]
-    return None
-
-
-def _earlier_seat(store, table_id: str, present_game: str, token: str) -> str | None:
-    """The player `token` seated in one of the table's recent finished games, if any."""
-    for row in store.games(table_id=table_id)[-RECENT_GAMES - 1 :]:
-        if row.running or row.game_id == present_game:
-            continue
-        player = store.seat_for_token(row.game_id, token)
-        if player is not None:
-            return player
     return None
 
 
@@ -97,8 +83,8 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
 
     @router.get("/qr/seat/{token}.svg")
     async def seat_qr(token: str, request: Request) -> Response:
-        runtime, _ = current_seat(ctx, token)
-        if runtime is None:
+        view, _ = current_seat(ctx, token)
+        if view is None:
             raise ApiError(404, "unknown seat link")
         return Response(
             await asyncio.to_thread(qr_svg, seat_url(request, token)),  # ~tens of ms of CPU
@@ -118,23 +104,24 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
     @router.get("/api/tables/{table_id}/seat-links")
     async def seat_links(table_id: str, request: Request) -> dict[str, Any]:
         ctx.require_operator(request)
-        runtime = ctx.table(table_id)
-        humans = runtime.virtual.players.humans if runtime.virtual else set()
+        view = ctx.table(table_id)
+        humans = view.virtual.humans if view.virtual else set()
+        config = view.config
         return {
-            "game_id": runtime.game_id,
+            "game_id": view.game_id,
             "reachable_by_phones": reachable_by_phones(request),
             "seats": [
                 {
                     "player": player,
-                    "colour": runtime.config.colour_of(player)
-                    if player in runtime.config.player_names
+                    "colour": config.colour_of(player)
+                    if player in config.player_names
                     else "#999999",
                     "url": seat_url(request, token),
                     "path": f"/seat/{token}",
                     "qr": f"/qr/seat/{token}.svg",
                     "human": player in humans,
                 }
-                for player, token in runtime.seats.items()
+                for player, token in view.seat_tokens().items()
             ],
         }
 

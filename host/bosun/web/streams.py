@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import Request
 
-from bosun.referee.runtime import TableRuntime
+from bosun.referee.view import TableView
 
 IDLE_CHECK_S = 5.0  # a quiet stream looks this often whether its page is still there
 
@@ -45,7 +45,7 @@ class LiveStreams:
 
 
 async def stream(
-    runtime: TableRuntime,
+    view: TableView,
     request: Request,
     build: Callable[[], dict[str, Any]],
     valid: Callable[[], bool] | None = None,
@@ -58,10 +58,10 @@ async def stream(
     streams: LiveStreams = request.app.state.streams
     changed = asyncio.Event()
 
-    def listener(_runtime: TableRuntime) -> None:
+    def listener() -> None:
         changed.set()
 
-    runtime.listeners.add(listener)
+    view.watch(listener)
     streams.opened(changed)
     try:
         yield {"event": "snapshot", "data": json.dumps(build())}
@@ -79,5 +79,5 @@ async def stream(
                 return
             yield {"event": "snapshot", "data": json.dumps(build())}
     finally:
-        runtime.listeners.discard(listener)
+        view.unwatch(listener)
         streams.ended(changed)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shipsense.geometry import YARD_ZONES as _YARDS
+from shipsense.geometry import ZONES as ZONES  # RR1: 1-4 hull quarters, 5-10 the yards
 from shipsense.pieces import ITEMS as ITEMS  # RR2, re-exported for the engine and views
 
-ZONES = tuple(range(1, 11))  # RR1: 1-4 hull quarters, 5-10 the yards
-YARD_ZONES = frozenset(range(5, 11))
+YARD_ZONES = frozenset(_YARDS)
 CARD_VALUES = tuple(range(1, 11))  # RR4
 ROUNDS_PER_CYCLE = 10  # RR16
 SETTLE_WINDOWS_S = (0, 3)  # RR14

@@ -1,0 +1,214 @@
+"""What ships send, checked: the host's half of the wire contract (shipsense.protocol).
+
+Every `ship/event`, `ship/status`, `ship/weights`, `ship/trace` and `ship/result` the host
+acts on passes these checks first (bus/ship_link.py); the serial bridge checks an event's
+envelope before it acknowledges it. One set of limits, protocol.py's, for both sides. The
+ESP32 builds these messages and never checks them, so this module is not on its heap; it
+keeps to MicroPython's subset all the same (tests run it there).
+"""
+
+from shipsense.protocol import (
+    MAX_PAYLOAD_BYTES,
+    MAX_SEQ,
+    TRACE,
+    TRACE_COLUMNS,
+    ProtocolError,
+    check_boot,
+    is_int,
+    is_number,
+)
+
+MAX_TRACE_BYTES = 65536  # a `ship/trace` batch of raw samples may be longer than a message
+MAX_EVENT_TYPE = 32
+MAX_T_MS = 1.0e11  # ship milliseconds since boot: three and a half years; beyond, corrupt
+MAX_EVENT_GRAMS = 5000.0  # far above anything a ship can hold; beyond it a reading is broken
+MAX_EVENT_ZONES = 10  # RR1: the ship has ten zones (shipsense.geometry.ZONES counts them)
+MAX_FALL_PIECES = 8  # a fall's `pieces`: more than any tumble brings down at once
+MAX_ITEM_NAME = 32
+
+
+def max_bytes(name):
+    """The longest payload a message on topic `name` (like `ship/trace`) may have."""
+    return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
+
+
+def check_seq(seq):
+    """`seq` if it is an event number (1..MAX_SEQ), else ProtocolError."""
+    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
+        raise ProtocolError(f"seq must be an integer from 1, not {seq!r}")
+    return seq
+
+
+def _ship_time(kind, msg, name):
+    value = msg[name]
+    if not is_number(value) or not 0 <= value <= MAX_T_MS:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be ship milliseconds from 0 to 1e11, not {value!r}"
+        )
+
+
+def _event_zone(kind, msg, name, label=None):
+    value = msg.get(name)
+    if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
+        shown = "missing" if value is None else repr(value)
+        raise ProtocolError(
+            f"event {kind!r}: {label or name!r} must be a zone 1-{MAX_EVENT_ZONES}, not {shown}"
+        )
+
+
+def _event_grams(kind, msg, name, required=True, label=None):
+    if name not in msg and not required:
+        return
+    value = msg.get(name)
+    if value is None and not required:
+        return
+    if not is_number(value) or not -MAX_EVENT_GRAMS <= value <= MAX_EVENT_GRAMS:
+        raise ProtocolError(
+            f"event {kind!r}: {label or name!r} must be grams from -{MAX_EVENT_GRAMS:g} to"
+            f" {MAX_EVENT_GRAMS:g}, not {value!r}"
+        )
+
+
+def _event_zones(kind, msg, name):
+    if name not in msg:
+        return
+    zones = msg[name]
+    if not isinstance(zones, list) or len(zones) > MAX_EVENT_ZONES:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be a list of at most {MAX_EVENT_ZONES} zones"
+        )
+    for zone in zones:
+        if not is_int(zone) or not 1 <= zone <= MAX_EVENT_ZONES:
+            raise ProtocolError(
+                f"event {kind!r}: {name!r} holds {zone!r}, not a zone 1-{MAX_EVENT_ZONES}"
+            )
+
+
+def _event_item(kind, msg, name, label=None):
+    if msg.get(name) is None:
+        return
+    value = msg[name]
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_ITEM_NAME:
+        raise ProtocolError(
+            f"event {kind!r}: {label or name!r} must be an item name of 1-{MAX_ITEM_NAME}"
+            " characters"
+        )
+
+
+def _event_pieces(kind, msg, name):
+    """A fall's `pieces`: one {zone, grams, item?} a piece, naming the zone it left (RR13a)."""
+    if msg.get(name) is None:
+        return
+    pieces = msg[name]
+    if not isinstance(pieces, list) or len(pieces) > MAX_FALL_PIECES:
+        raise ProtocolError(
+            f"event {kind!r}: {name!r} must be a list of at most {MAX_FALL_PIECES} pieces"
+        )
+    for i, piece in enumerate(pieces):
+        where = f"{name}[{i}]"
+        if not isinstance(piece, dict):
+            raise ProtocolError(f"event {kind!r}: {where} must be an object")
+        _event_zone(kind, piece, "zone", where + ".zone")
+        _event_grams(kind, piece, "grams", label=where + ".grams")
+        _event_item(kind, piece, "item", where + ".item")
+
+
+# Event type -> the fields the host acts on, checked beyond the envelope (DESIGN.md).
+# Other types (touch, fault, ...) and other fields pass as they are.
+EVENT_FIELDS = {
+    "place": (("zone", "zone"), ("grams", "grams")),
+    "fall": (("grams", "grams"), ("zones", "zones"), ("pieces", "pieces")),
+    "shift": (("from", "zone"), ("to", "zone"), ("grams", "grams"), ("item", "item")),
+    "land": (("grams", "grams_or_null"),),
+    "leaving": (("grams", "grams"), ("zones", "zones")),
+}
+
+
+def check_event(msg):
+    """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
+    the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
+    check_event_envelope(msg)
+    kind = msg["type"]
+    for name, field_kind in EVENT_FIELDS.get(kind, ()):
+        if field_kind == "zone":
+            _event_zone(kind, msg, name)
+        elif field_kind == "zones":
+            _event_zones(kind, msg, name)
+        elif field_kind == "pieces":
+            _event_pieces(kind, msg, name)
+        elif field_kind == "item":
+            _event_item(kind, msg, name)
+        else:
+            _event_grams(kind, msg, name, required=field_kind == "grams")
+    return msg
+
+
+def check_event_envelope(msg):
+    """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
+    carries events without acting on them (the serial bridge) checks this much."""
+    if not isinstance(msg, dict):
+        raise ProtocolError("an event must be a JSON object")
+    kind = msg.get("type")
+    if not isinstance(kind, str) or not 1 <= len(kind) <= MAX_EVENT_TYPE:
+        raise ProtocolError(f"event needs a 'type' string of 1-{MAX_EVENT_TYPE} characters")
+    if not is_number(msg.get("t_ms")):
+        raise ProtocolError(f"event {kind!r} needs a finite number 't_ms'")
+    _ship_time(kind, msg, "t_ms")
+    if "decided_ms" in msg:
+        if not is_number(msg["decided_ms"]):
+            raise ProtocolError(f"event {kind!r}: 'decided_ms' must be a finite number")
+        _ship_time(kind, msg, "decided_ms")
+    check_boot(msg.get("boot"))
+    seq = msg.get("seq")
+    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
+        raise ProtocolError(f"event {kind!r} needs 'seq', an integer from 1, not {seq!r}")
+    return msg
+
+
+def check_status(msg):
+    if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
+        raise ProtocolError("status needs 'online', true or false")
+    problems = msg.get("problems", [])
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        raise ProtocolError("status 'problems' must be a list of strings")
+    return msg
+
+
+def check_weights(msg):
+    if not isinstance(msg, dict):
+        raise ProtocolError("weights must be a JSON object")
+    check_boot(msg.get("boot"))
+    if not is_number(msg.get("t_ms")):
+        raise ProtocolError("weights need a finite number 't_ms'")
+    zones = msg.get("zones_g")
+    if not isinstance(zones, list) or not zones or not all(is_number(g) for g in zones):
+        raise ProtocolError("weights need 'zones_g', a list of numbers")
+    table_g = msg.get("table_g")
+    if table_g is not None and not is_number(table_g):
+        raise ProtocolError("weights 'table_g' must be a number or null")
+    return msg
+
+
+def check_trace(msg):
+    if not isinstance(msg, dict):
+        raise ProtocolError("trace must be a JSON object")
+    check_boot(msg.get("boot"))
+    rows = msg.get("rows")
+    if not isinstance(rows, list):
+        raise ProtocolError("trace needs 'rows', a list")
+    width = len(TRACE_COLUMNS)
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != width:
+            raise ProtocolError(f"trace row {i} must be a list of {width} values")
+        for j in range(11):
+            if not is_number(row[j]):
+                raise ProtocolError(f"trace row {i}: {TRACE_COLUMNS[j]} must be a number")
+    return msg
+
+
+def check_result(msg):
+    if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
+        raise ProtocolError("a result needs 'ok', true or false")
+    if not msg["ok"] and not isinstance(msg.get("error"), str):
+        raise ProtocolError("a failed result needs 'error', a sentence")
+    return msg
