@@ -6,7 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_kit import PHONE, SCREEN, chromium, last, screenshot, virtual_tables, wait_until
+from browser_kit import (
+    PHONE,
+    RECORD_SNAPSHOTS_JS,
+    SCREEN,
+    chromium,
+    last,
+    screenshot,
+    virtual_tables,
+    wait_until,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from support.service import service_options
@@ -95,7 +104,7 @@ def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "tru
     for _ in range(40):
         if not table_page.evaluate(still):
             return False
-        seen = table_page.evaluate("window.bosunReceived.length")
+        seen = table_page.evaluate("window.testArrivals.length")
         try:
             phone.click(selector, timeout=5_000)
         except PlaywrightTimeout:
@@ -108,7 +117,7 @@ def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "tru
             return True
         assert re.search("moving|watching", phone.locator("#error").inner_text())
         phone.evaluate("document.getElementById('error').hidden = true")
-        table_page.wait_for_function(f"window.bosunReceived.length > {seen + 1}")
+        table_page.wait_for_function(f"window.testArrivals.length > {seen + 1}")
     raise AssertionError(f"the ship never took {selector}")
 
 
@@ -189,6 +198,7 @@ def test_three_people_play_a_whole_game_on_their_phones(table):
     base, key = service.service.http_url, service.key
     with chromium() as browser:
         table_page = browser.new_context(**SCREEN).new_page()
+        table_page.add_init_script(RECORD_SNAPSHOTS_JS)
         table_page.goto(f"{base}/tables/demo-1?key={key}")
         expect(table_page.locator("#link-state")).to_have_text("live")
         # people join by the seat links the operator's table view shows (QR codes and links)
