@@ -86,6 +86,11 @@ window.addEventListener("bosun:snapshot", (e) => window.testArrivals.push({
 """
 
 
+def document_width(page) -> int:
+    """How wide the page's document is (px): wider than the viewport means sideways scrolling."""
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
 def last(page) -> dict:
     """The snapshot the page shows now (its scripts keep it in window.bosunLast)."""
     return page.evaluate("window.bosunLast")

@@ -11,6 +11,7 @@ from browser_kit import (
     RECORD_SNAPSHOTS_JS,
     SCREEN,
     chromium,
+    document_width,
     last,
     screenshot,
     virtual_tables,
@@ -55,6 +56,10 @@ def choose_cards(phones, table_page, round_index: int) -> None:
         value = CARDS[player][round_index]
         phone = phones[player]
         expect(phone.locator(".big-line")).to_have_text("Choose a card")
+        # the cards played so far say so, and the picker still fits the phone
+        played = last(phone)["state"]["players"][player]["played"]
+        expect(phone.locator('button[data-do="card"][data-used="yes"]')).to_have_count(len(played))
+        assert document_width(phone) <= PHONE["viewport"]["width"]
         phone.click(f'button[data-do="card"][data-value="{value}"]')
         chosen[player] = value
         if len(chosen) == len(PLAYERS):
