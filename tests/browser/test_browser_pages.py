@@ -370,3 +370,20 @@ def test_every_page_says_when_the_service_is_away(running, browser):
             page.context.close()
     finally:
         proxy.close()
+
+
+def test_reduced_motion_is_honoured(running, browser):
+    """A phone set to reduce motion gets no pulsing flags, flashing alerts or zones."""
+    base = running["service"].service.http_url
+    animation = (
+        "(() => { const box = document.createElement('div'); box.className = 'alert flag big';"
+        "document.querySelector('main').append(box);"
+        "return getComputedStyle(box).animationName; })()"
+    )
+    for motion, expected in (("no-preference", "pulse-flag"), ("reduce", "none")):
+        context = browser.new_context(**PHONE, reduced_motion=motion)
+        page = context.new_page()
+        page.goto(f"{base}/tables/demo-1")
+        wait_until(page, "true")
+        assert page.evaluate(animation) == expected
+        context.close()
