@@ -387,3 +387,20 @@ def test_reduced_motion_is_honoured(running, browser):
         wait_until(page, "true")
         assert page.evaluate(animation) == expected
         context.close()
+
+
+def test_the_tv_view_is_the_table_alone(running, browser):
+    """A TV by the table: no menus, no operator panel and no grams, even opened with the key."""
+    service = running["service"]
+    page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.goto(f"{service.service.http_url}/tables/demo-1/tv?key={service.key}")
+    wait_until(page, "true")
+    expect(page.locator(".topbar")).to_have_count(0)
+    expect(page.locator("#operator")).to_have_count(0)
+    expect(page.locator("svg.ship .zone-g")).to_have_count(0)
+    expect(page.locator("#full-screen")).to_be_visible()
+    page.click("#full-screen")
+    page.wait_for_function("!!document.fullscreenElement")
+    expect(page.locator("#full-screen")).to_have_text("Leave full screen")
+    screenshot(page, "table-tv")
+    page.context.close()
