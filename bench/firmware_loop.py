@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.firmware_loop --seconds 30 [--wasm PACKAGE_DIR]
 
 Part 0 measures the firmware's heap need stage by stage (bosun.board.heap) on the unix port
-(64-bit objects) and, with --wasm, on the 32-bit WebAssembly port like the ESP32's objects:
+(64-bit objects; .mpy files, frozen, and the ROMFS image of `make flash ROMFS=1` mounted
+with vfs.VfsRom) and, with --wasm, on the 32-bit WebAssembly port like the ESP32's objects:
 PACKAGE_DIR is the installed npm package @micropython/micropython-webassembly-pyscript
 (`npm install --prefix build/wasm @micropython/micropython-webassembly-pyscript`, then
 build/wasm/node_modules/@micropython/micropython-webassembly-pyscript).
@@ -162,16 +163,21 @@ def part0(wasm: str | None) -> None:
         figures = measure()
         kb = lambda n: f"{n / 1024:.1f} KB"  # noqa: E731
         print(f"  {label}:")
-        print(f"    code as .mpy files: {kb(figures.code_mpy)}, frozen: {kb(figures.code_frozen)}")
+        romfs = "no vfs.VfsRom" if figures.code_romfs is None else kb(figures.code_romfs)
+        print(
+            f"    code as .mpy files: {kb(figures.code_mpy)}, frozen: {kb(figures.code_frozen)}, "
+            f"ROMFS: {romfs}"
+        )
         print(f"    Ship() state: {kb(figures.state)}")
         print(
             f"    full outbox ({figures.outbox_events} events, "
             f"{figures.outbox_payload_bytes // figures.outbox_events} B of JSON each): "
             f"{kb(figures.outbox)} ({figures.outbox // figures.outbox_events} B an event)"
         )
+        need_romfs = "" if figures.need_romfs is None else f", {kb(figures.need_romfs)} ROMFS"
         print(
-            f"    need: {kb(figures.need_mpy)} as .mpy, {kb(figures.need_frozen)} frozen "
-            f"(WROOM heap {kb(WROOM_HEAP_BYTES)})"
+            f"    need: {kb(figures.need_mpy)} as .mpy, {kb(figures.need_frozen)} frozen"
+            f"{need_romfs} (WROOM heap {kb(WROOM_HEAP_BYTES)})"
         )
 
 

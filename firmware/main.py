@@ -19,6 +19,7 @@ except OSError:
         # ~109 KB, too little with the ship's state. Say what to do, then fail as usual.
         print(
             "bosun: out of memory starting the ship. An ESP32 without PSRAM needs"
-            " MicroPython with the firmware frozen in (firmware/manifest.py, README: Firmware)"
+            " MicroPython with the firmware frozen in (firmware/manifest.py) or in a ROMFS"
+            " partition (make flash ROMFS=1; README: Firmware)"
         )
         raise

@@ -1,17 +1,47 @@
-"""Shared test plumbing: tiers by folder, and CI's rule that nothing may be skipped."""
+"""Shared test plumbing: tiers by folder, CI's rule that nothing may be skipped, and no test
+may hold an asyncio loop (every loop runs in debug mode; tests/support/loopwatch.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from support.loopwatch import HOLD_LIMIT_S, LoopWatch
 
 REPO = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 TIER_MARKERS = {"micropython": "micropython", "integration": "broker", "browser": "browser"}
+LOOP_WATCH = LoopWatch(HOLD_LIMIT_S)
+
+
+class DebugLoopPolicy(asyncio.DefaultEventLoopPolicy):
+    """Every loop a test makes runs in asyncio's debug mode: it raises on a loop call from
+    the wrong thread, reports coroutines never awaited, and logs slow callbacks."""
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        loop = super().new_event_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = HOLD_LIMIT_S
+        return loop
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    asyncio.set_event_loop_policy(DebugLoopPolicy())
+    LOOP_WATCH.install()
+
+
+@pytest.fixture(autouse=True)
+def no_loop_held():
+    """Fail a test during which any asyncio callback held its loop for 100 ms or more."""
+    LOOP_WATCH.take()  # what earlier tests' leftovers did is theirs
+    yield
+    holds = LOOP_WATCH.take()
+    if holds:
+        pytest.fail("blocking work on an asyncio loop:\n" + "\n".join(f"  {h}" for h in holds))
 
 
 def require_executable(name: str, how_to_install: str) -> str:

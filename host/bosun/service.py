@@ -2,7 +2,14 @@
 
 Everything runs on one asyncio loop: ship messages arrive from the MQTT thread through
 `call_soon_threadsafe`, HTTP requests are served by uvicorn on the same loop, so each table's
-referee sees one input at a time.
+referee sees one input at a time. Nothing that waits runs on the loop: starting and stopping
+the broker, opening the store (migrations), joining the MQTT thread and closing the store
+happen in worker threads, so every table and page keeps going meanwhile.
+
+A stop is ordered and bounded: the tables stop deciding, then the virtual tables' bots and
+ships stop, then the pages' live streams end and the web server, then the MQTT link, the
+store and last the broker. Each step has its own time limit; one that overruns is named in
+the log and the stop goes on, so Ctrl-C always ends. A start that fails stops what it started.
 """
 
 from __future__ import annotations
@@ -10,12 +17,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import socket
+import threading
 from collections import Counter
+from collections.abc import Awaitable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import uvicorn
 
-from bosun.bus.broker import MosquittoBroker, find_mosquitto, free_port
+from bosun.bus.broker import MosquittoBroker, find_mosquitto
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.referee.clock import LoopClock
 from bosun.referee.runtime import TableRuntime
@@ -24,6 +36,26 @@ from bosun.store import Store
 from bosun.tables import TableConfig
 
 log = logging.getLogger(__name__)
+
+# How long each step of a stop may take before the stop goes on without it.
+STOP_VIRTUAL_S = 10.0  # a firmware board powers off and joins its threads (5 s each at most)
+STOP_STREAMS_S = 2.0  # live pages' streams end at their next wake-up
+STOP_WEB_S = 5.0  # requests in flight finish (uvicorn's graceful shutdown)
+STOP_BUS_S = 5.0
+STOP_STORE_S = 5.0
+STOP_BROKER_S = 10.0  # mosquitto gets 5 s to exit on SIGTERM, then SIGKILL
+WORKER_THREADS = 8  # the loop's helpers for blocking work (store reads, joins, QR codes)
+
+
+def started_threads(count: int, name: str) -> ThreadPoolExecutor:
+    """A thread pool whose `count` threads all run already. Handing work to a pool that must
+    first start a thread waits until the new thread runs — on a busy machine longer than the
+    loop may be held — so the service's pools start theirs before the loop needs them."""
+    pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix=name)
+    all_running = threading.Barrier(count)
+    for started in [pool.submit(all_running.wait) for _ in range(count)]:
+        started.result()
+    return pool
 
 
 @dataclass
@@ -55,7 +87,12 @@ class Service:
         self._traces: TraceWriter | None = None
         self._http: uvicorn.Server | None = None
         self._http_task: asyncio.Task | None = None
+        self._web_app = None
+        self._stopping = False
         self.clock: LoopClock | None = None
+        # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
+        self._workers = started_threads(WORKER_THREADS, "bosun-worker")
+        self._trace_thread = started_threads(1, "bosun-traces")
 
     @property
     def store(self) -> Store:
@@ -66,16 +103,23 @@ class Service:
         return self._bus
 
     async def start(self) -> None:
+        """Start everything; if any part fails, what did start is stopped and the error raised."""
         loop = asyncio.get_running_loop()
+        loop.set_default_executor(self._workers)
         self.clock = LoopClock(loop, self.options.time_scale)
-        await self._start_broker()
-        self._store = Store.open(self.options.db_url)
-        self._traces = TraceWriter(self._store, self.clock)
-        self._bus = MqttBus(self.mqtt_url, loop, self._route)
-        await loop.run_in_executor(None, self._bus.start)
-        for config in self.options.tables:
-            self.add_table(config)
-        await self._start_http()
+        try:
+            await self._start_broker()
+            self._store = await asyncio.to_thread(Store.open, self.options.db_url)
+            self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
+            bus = MqttBus(self.mqtt_url, loop, self._route)
+            await asyncio.to_thread(bus.start)
+            self._bus = bus
+            for config in self.options.tables:
+                self.add_table(config)
+            await self._start_http()
+        except BaseException:
+            await self.stop()
+            raise
 
     def add_table(self, config: TableConfig, fresh: bool = False) -> TableRuntime:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
@@ -97,7 +141,8 @@ class Service:
         if self.mqtt_url:
             return
         if find_mosquitto():
-            self._broker = MosquittoBroker().start()
+            self._broker = MosquittoBroker()
+            await asyncio.to_thread(self._broker.start)
             self.mqtt_url, self.broker_kind = self._broker.url, "mosquitto (private)"
             return
         from bosun.bus.embedded_broker import EmbeddedBroker
@@ -108,34 +153,44 @@ class Service:
         self.broker_kind = "in-process (install mosquitto for real use)"
 
     async def _start_http(self) -> None:
+        # importing the web app and building its routes' schemas takes a few hundred ms of
+        # CPU: a worker thread does it while the tables go on
+        app = self._web_app = await asyncio.to_thread(self._create_app)
+        host = self.options.http_host
+        listener = listen(host, self.options.http_port)  # OSError naming the port if taken
+        port = listener.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_graceful_shutdown=STOP_WEB_S,
+        )
+        self._http = uvicorn.Server(config)
+        self._http.install_signal_handlers = lambda: None  # the command owns Ctrl-C
+        self._http_task = asyncio.create_task(self._http.serve(sockets=[listener]))
+        while not self._http.started:
+            if self._http_task.done():
+                self._http_task.result()  # raises the reason
+                raise OSError(f"the web server on port {port} stopped at once")
+            await asyncio.sleep(0.01)  # uvicorn offers no started event to wait on
+        self.http_url = f"http://{host}:{port}"
+
+    def _create_app(self):
         from bosun.web.app import create_app
 
-        app = create_app(
+        return create_app(
             self.tables,
             self.options.operator_key,
             store=self._store,
             tables_file=self.options.tables_file,
         )
-        port = self.options.http_port or free_port(self.options.http_host)
-        config = uvicorn.Config(
-            app,
-            host=self.options.http_host,
-            port=port,
-            log_level="warning",
-            lifespan="off",
-            access_log=False,
-        )
-        self._http = uvicorn.Server(config)
-        self._http.install_signal_handlers = lambda: None  # the command owns Ctrl-C
-        self._http_task = asyncio.create_task(self._http.serve())
-        while not self._http.started:
-            if self._http_task.done():
-                self._http_task.result()  # raises the reason (e.g. the port is taken)
-                raise OSError(f"the web server on port {port} stopped at once")
-            await asyncio.sleep(0.01)  # uvicorn offers no started event to wait on
-        self.http_url = f"http://{self.options.http_host}:{port}"
 
     def _route(self, message: ShipMessage) -> None:
+        if self._stopping:
+            return  # the tables have stopped deciding; the ship resends what is unacknowledged
         runtime = self.tables.get(message.table_id)
         if runtime is None:
             self.foreign_messages[message.table_id] += 1
@@ -149,18 +204,76 @@ class Service:
             runtime.report_failure(f"a {message.kind} message from the ship")
 
     async def stop(self) -> None:
+        """Stop everything in order (see the module's docstring); safe to call twice and after
+        a failed start."""
+        if self._stopping:
+            return
+        self._stopping = True
         for runtime in self.tables.values():
             runtime.close()
         if self._traces is not None:
-            self._traces.close()
-        if self._http is not None:
-            self._http.should_exit = True
-            await self._http_task
+            await _step("store the last raw samples", self._traces.close_async(), STOP_STORE_S)
+        for runtime in self.tables.values():
+            if runtime.virtual is not None:
+                await _step(
+                    f"stop {runtime.config.id}'s virtual table",
+                    runtime.virtual.stop(),
+                    STOP_VIRTUAL_S,
+                )
+        await self._stop_http()
         if self._bus is not None:
-            self._bus.stop()
+            await _step("close the MQTT link", asyncio.to_thread(self._bus.stop), STOP_BUS_S)
         if self._store is not None:
-            self._store.close()
+            await _step("close the store", asyncio.to_thread(self._store.close), STOP_STORE_S)
         if self._broker is not None:
-            self._broker.close()
+            await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
         if self._embedded is not None:
-            await self._embedded.stop()
+            await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
+        self._trace_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+
+    async def _stop_http(self) -> None:
+        """End the pages' live streams first, so every response completes, then the server."""
+        if self._web_app is not None:
+            await _step("end the live streams", self._web_app.state.streams.close(), STOP_STREAMS_S)
+        if self._http is None or self._http_task is None:
+            return
+        self._http.should_exit = True
+        done = await _step("stop the web server", asyncio.shield(self._http_task), STOP_WEB_S + 1)
+        if not done:
+            self._http.force_exit = True
+            self._http_task.cancel()
+
+
+async def _step(what: str, work: Awaitable[Any], limit_s: float) -> bool:
+    """Await one step of a stop for at most `limit_s`; an overrun or error is logged, not
+    raised, so the stop goes on. True if the step finished in time."""
+    try:
+        await asyncio.wait_for(work, limit_s)
+    except TimeoutError:
+        log.warning("stopping: could not %s within %.0f s; going on without it", what, limit_s)
+        return False
+    except Exception:
+        log.exception("stopping: could not %s", what)
+        return False
+    return True
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on (host, port), port 0 = any free one; OSError saying which
+    port is taken, so a failed start is one clear line (uvicorn would log and exit)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as why:
+        raise OSError(f"cannot listen on {host}: {why.strerror or why}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(socket.SOMAXCONN)
+    except OSError as why:
+        sock.close()
+        raise OSError(f"the web port {port} on {host} is not free: {why.strerror}") from None
+    sock.setblocking(False)
+    return sock

@@ -9,7 +9,7 @@ import time
 import pytest
 from browser_kit import SCREEN, chromium, screenshot, virtual_tables
 from playwright.sync_api import expect
-from support.service import service_options
+from support.service import CEILING_S, service_options
 
 SCALE = 4.0
 
@@ -21,7 +21,7 @@ def table(mosquitto, tmp_path):
         yield running
 
 
-def wait_until_true(condition, timeout_s: float = 20.0) -> None:
+def wait_until_true(condition, timeout_s: float = CEILING_S) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "the condition never held"

@@ -19,7 +19,7 @@ from browser_kit import (
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
-from support.service import service_options
+from support.service import WHOLE_GAME_CEILING_S, service_options
 
 PLAYERS = ("ann", "bob", "cy")
 SCALE = 6.0  # the ship and the referee run six times as fast as real time (RR14's 3 s: 0.5 s)
@@ -198,6 +198,7 @@ def play_turn(phones, table_page, tip: bool) -> bool:
     return False
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_three_people_play_a_whole_game_on_their_phones(table):
     service, virtual = table
     base, key = service.service.http_url, service.key

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 from browser_kit import PHONE, SCREEN, WAIT_MS, chromium, last, screenshot, wait_until
 from playwright.sync_api import expect
-from support.service import service_options, with_virtual_table
+from support.service import WHOLE_GAME_CEILING_S, service_options, with_virtual_table
 
 PLAYERS = ("ann", "bob", "cy")
 SCALE = 6.0
@@ -167,6 +167,7 @@ def resolve_round(phones, table_page, round_no: int) -> dict[str, int]:
         wait_until(table_page, moved_on, timeout_ms=WAIT_MS)
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_mb6_mb15_people_play_rounds_on_their_phones_at_a_virtual_harbour(table):
     service, harbour = table
     seats = service.seats("demo-1")

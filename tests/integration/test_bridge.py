@@ -14,6 +14,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
+from support.service import CEILING_S
 
 from bosun.board import ShipSource, VirtualBoard
 from bosun.bus.serial_bridge import SerialBridge
@@ -35,7 +36,7 @@ class Watcher:
             self.items.append(item)
             self._changed.notify_all()
 
-    def wait_for(self, predicate, timeout_s: float = 10.0):
+    def wait_for(self, predicate, timeout_s: float = CEILING_S):
         with self._changed:
             found = self._changed.wait_for(lambda: predicate(self.items), timeout=timeout_s)
         assert found, f"not seen within {timeout_s} s; have {self.items[-8:]}"

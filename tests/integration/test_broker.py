@@ -6,6 +6,7 @@ import queue
 
 import paho.mqtt.client as mqtt
 import pytest
+from support.service import CEILING_S
 
 from bosun.bus.broker import BrokerError, MosquittoBroker
 
@@ -26,9 +27,9 @@ def test_a_message_goes_round_and_retained_ones_wait(mosquitto):
     ).wait_for_publish(5)
     subscriber = connected_client(mosquitto, received)
     subscriber.subscribe("bosun/t1/#", qos=1)
-    assert received.get(timeout=5) == ("bosun/t1/ship/status", b'{"online":true}', True)
+    assert received.get(timeout=CEILING_S) == ("bosun/t1/ship/status", b'{"online":true}', True)
     publisher.publish("bosun/t1/ship/event", b"{}", qos=1)
-    assert received.get(timeout=5)[0] == "bosun/t1/ship/event"
+    assert received.get(timeout=CEILING_S)[0] == "bosun/t1/ship/event"
     for client in (publisher, subscriber):
         client.loop_stop()
         client.disconnect()
@@ -42,7 +43,7 @@ def test_the_broker_restarts_on_the_same_port(mosquitto):
     client = connected_client(mosquitto, received)
     client.subscribe("x", qos=1)
     client.publish("x", b"1", qos=1)
-    assert received.get(timeout=5)[1] == b"1"
+    assert received.get(timeout=CEILING_S)[1] == b"1"
     client.loop_stop()
     client.disconnect()
 

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-from support.service import BrokerShip
+import pytest
+from support.service import CEILING_S, WHOLE_GAME_CEILING_S, BrokerShip
 
 from bosun.bus.broker import free_port, wait_for_port
 from shipsense.pieces import ITEM_GRAMS as W
@@ -39,7 +40,7 @@ def start_service(workdir: Path, mqtt_url: str, port: int, db_url: str) -> subpr
     return process
 
 
-def until(fetch, condition, timeout_s=10.0):
+def until(fetch, condition, timeout_s=CEILING_S):
     deadline = time.monotonic() + timeout_s
     while True:
         value = fetch()
@@ -49,11 +50,12 @@ def until(fetch, condition, timeout_s=10.0):
         time.sleep(0.02)
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_killed_service_resumes_every_game_exactly(tmp_path, mosquitto, store_url):
     (tmp_path / "bosun.toml").write_text(TABLES)
     port = free_port()
     service = start_service(tmp_path, mosquitto.url, port, store_url)
-    http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
+    http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=CEILING_S)
     ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
 
     def table():

@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from support.service import WHOLE_GAME_CEILING_S
+
 BOSUN = str(Path(sys.executable).parent / "bosun")
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_bosun_demo_plays_whole_games_and_the_referee_matches_the_truth(mosquitto, tmp_path):
     done = subprocess.run(
         [
@@ -31,7 +35,7 @@ def test_bosun_demo_plays_whole_games_and_the_referee_matches_the_truth(mosquitt
         ],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=WHOLE_GAME_CEILING_S,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])

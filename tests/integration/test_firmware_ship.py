@@ -15,6 +15,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
+from support.service import CEILING_S
 
 from bosun.board import ShipSource, VirtualBoard
 from bosun.bus.dedup import EventDeduplicator
@@ -57,7 +58,7 @@ class HostView:
     def events(self, *types: str) -> list[dict]:
         return [e for e in self.of(protocol.EVENT) if not types or e["type"] in types]
 
-    def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 15.0) -> Any:
+    def wait_for(self, predicate: Callable[[], Any], timeout_s: float = CEILING_S) -> Any:
         with self._changed:
             found = self._changed.wait_for(predicate, timeout=timeout_s)
         assert found, f"not seen within {timeout_s} s; got {[m[:2] for m in self.messages[-10:]]}"
@@ -75,7 +76,7 @@ class HostView:
         cmd = protocol.command(name, f"c{self._next_id}", **fields)
         return self.send(protocol.encode(cmd), cmd["id"])
 
-    def send(self, payload: bytes, cmd_id: Any = None, timeout_s: float = 10.0) -> dict:
+    def send(self, payload: bytes, cmd_id: Any = None, timeout_s: float = CEILING_S) -> dict:
         """Send any payload on ship/cmd and wait for the result with `cmd_id`."""
         before = len(self.of(protocol.RESULT))
         self.client.publish(protocol.topic(self.table, protocol.CMD), payload, qos=1)
@@ -116,7 +117,9 @@ class HostReferee:
             self.resends += 1
             self.dedup.handle_result(self.host.send(protocol.encode(cmd), cmd["id"]))
 
-    def run_until(self, predicate: Callable[[list[dict]], bool], timeout_s: float = 30) -> None:
+    def run_until(
+        self, predicate: Callable[[list[dict]], bool], timeout_s: float = CEILING_S
+    ) -> None:
         deadline = time.monotonic() + timeout_s
         self.poll()
         while not predicate(self.accepted):
@@ -159,7 +162,9 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
         )
         boot = host.status()["boot"]
         # Let the loop run past everything, then check the broker saw no duplicates.
-        board.wait_for(lambda: board.rows_used > board.rows_sent - board.window - 1)
+        board.wait_for(
+            lambda: board.rows_used > board.rows_sent - board.window - 1, timeout_s=CEILING_S
+        )
     truth = ship.truth_json()
     places = [(e["zone"], e.get("item")) for e in host.events("place")]
     assert places == [(r["zone"], r["item"]) for r in truth if r["type"] == "place"]
@@ -185,7 +190,7 @@ def test_events_of_a_game_match_the_simulators_truth(mosquitto, host):
     assert {e["boot"] for e in events} == {boot}
     assert not host.events("fault")
     # The board was switched off without a goodbye: the broker's last will says so.
-    host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False}, timeout_s=12)
+    host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False})
 
 
 def test_the_broker_going_away_mid_game_loses_no_event_and_the_host_accepts_none_twice(
@@ -240,7 +245,7 @@ def places_in(events: list[dict]) -> list[tuple[int, str]]:
     ]
 
 
-def source_wait(source: ShipSource, t_ms: float, timeout_s: float = 15.0) -> None:
+def source_wait(source: ShipSource, t_ms: float, timeout_s: float = CEILING_S) -> None:
     """Wait until the virtual ship's clock (what the board has been fed) passes `t_ms`."""
     deadline = time.monotonic() + timeout_s
     while source.ship.now_ms < t_ms:
@@ -302,7 +307,9 @@ def test_bad_commands_are_refused_with_a_reason_and_change_nothing(mosquitto, ho
         assert (board.flash_dir / "config.json").read_text() == config_before
         # ... and the ship still works and obeys a good command.
         assert host.command("led", show="prompt", zone=2, color=[0, 0, 255])["ok"]
-        board.wait_for(lambda: (board.last_led_frame() or ())[4:8] == ((0, 0, 63),) * 4)
+        board.wait_for(
+            lambda: (board.last_led_frame() or ())[4:8] == ((0, 0, 63),) * 4, timeout_s=CEILING_S
+        )
 
 
 def test_calibration_commands_measure_save_and_answer(mosquitto, host):
@@ -365,7 +372,7 @@ def test_keepalive_pings_hold_an_idle_link_and_a_hung_ship_gets_its_last_will(mo
         assert host.status()["link"]["connects"] == 1 and host.status()["link"]["drops"] == 0
         # Now the firmware hangs with its socket open: no pings, so the broker's will fires.
         board.freeze()
-        host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False}, timeout_s=12)
+        host.wait_for(lambda: host.of(protocol.STATUS)[-1] == {"online": False})
 
 
 def test_config_problems_are_on_the_console_and_in_the_status(mosquitto, host):
@@ -388,7 +395,7 @@ def test_a_hung_firmware_is_reset_by_the_watchdog(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(20)), config=config) as board:
         first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
         board.freeze()
-        board.wait_for(lambda: board.boots == 2, timeout_s=10)
+        board.wait_for(lambda: board.boots == 2, timeout_s=CEILING_S)
         assert board.resets == ["watchdog: the firmware stopped feeding it"]
         again = host.wait_for(
             lambda: [
@@ -402,7 +409,7 @@ def test_the_reset_button_reboots_the_firmware_with_a_new_boot(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(21))) as board:
         first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
         board.reset()
-        board.wait_for(lambda: board.boots == 2, timeout_s=10)
+        board.wait_for(lambda: board.boots == 2, timeout_s=CEILING_S)
         assert board.resets == ["machine.reset()"]
         again = host.wait_for(
             lambda: [
@@ -430,7 +437,7 @@ def test_a_restart_command_reboots_with_a_new_boot_id(mosquitto, host):
         first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
         assert first["reset_cause"] == "power on"
         assert host.command("restart")["ok"]
-        board.wait_for(lambda: board.boots == 2)
+        board.wait_for(lambda: board.boots == 2, timeout_s=CEILING_S)
         second = host.wait_for(
             lambda: [
                 s for s in host.of(protocol.STATUS) if s.get("boot") not in (None, first["boot"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from support.service import service_options, with_virtual_table
+from support.service import CEILING_S, service_options, with_virtual_table
 
 SCALE = 4.0  # each 500 ms measurement of the virtual harbour takes 125 ms
 
@@ -27,7 +27,7 @@ def step(service, name: str = "", body: dict | None = None, status: int = 200) -
     return response.json()
 
 
-def until(service, condition, timeout_s: float = 10.0) -> dict:
+def until(service, condition, timeout_s: float = CEILING_S) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
         state = step(service)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.service import BrokerShip, RunningService, service_options
+from support.service import WHOLE_GAME_CEILING_S, BrokerShip, RunningService, service_options
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
 from bosun.games.match import Match
@@ -23,6 +23,7 @@ PLAYERS = ["ann", "bob", "cy"]
 SEED = 11
 
 
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_mb15_a_whole_game_on_a_virtual_harbour_every_decision_matching_the_truth(
     mosquitto, tmp_path
 ):
@@ -47,7 +48,7 @@ def test_mb15_a_whole_game_on_a_virtual_harbour_every_decision_matching_the_trut
         ],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=WHOLE_GAME_CEILING_S,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (game,) = json.loads(done.stdout.strip().splitlines()[-1])["games"]

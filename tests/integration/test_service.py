@@ -8,7 +8,7 @@ import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from support.service import BrokerShip, RunningService
+from support.service import CEILING_S, BrokerShip, RunningService
 
 from bosun.referee.riffraff import FALL_EPISODE_MS
 from bosun.service import ServiceOptions
@@ -154,7 +154,7 @@ def test_a_gap_in_the_events_is_asked_for_again_and_filled(service, ship):
     ship.event("touch", 500.0, seq=1, grams=3.0, zones=[2])
     # event 2 (bob's piece) is lost on the way; event 3 (cy's piece) arrives
     ship.event("place", 3000.0, seq=3, zone=5, grams=W["rat"])
-    while (command := ship.commands.get(timeout=10))["cmd"] != "resend":
+    while (command := ship.commands.get(timeout=CEILING_S))["cmd"] != "resend":
         pass
     assert (command["boot"], command["from"], command["to"]) == ("b1", 2, 2)
     assert service.table("t1")["state"]["turn"] == "bob"  # event 3 waits behind the gap
@@ -172,7 +172,7 @@ def test_a_rebooted_ship_is_told_again_what_to_light_and_stream(service, ship, m
     assert ship.next_led(show="prompt")["zone"] == 8
     ship.close()
     rebooted = BrokerShip(mosquitto.host, mosquitto.port, "t1", boot="b2")
-    commands = [rebooted.commands.get(timeout=5) for _ in range(2)]
+    commands = [rebooted.commands.get(timeout=CEILING_S) for _ in range(2)]
     assert {"cmd": "trace", "on": True}.items() <= commands[0].items()
     assert commands[1]["cmd"] == "led" and commands[1]["zone"] == 8
     rebooted.close()
@@ -204,7 +204,7 @@ def test_no_secret_card_travels_over_mqtt(service, ship, mosquitto):
         or not [m for m in seen("ship/cmd") if m.get("show") == "prompt"]
         or not [m for m in seen("game/state") if m["phase"] == "turn"]
     ):  # everything the broker carried until the reveal was published and bob's zone lit
-        messages.append(heard.get(timeout=5))
+        messages.append(heard.get(timeout=CEILING_S))
     listener.loop_stop()
     listener.disconnect()
     cards = [m for m in seen("game/event") if m["type"] == "card"]
@@ -238,7 +238,7 @@ def test_raw_trace_batches_are_checked_as_they_arrive_and_only_good_ones_are_sto
     ship.event("place", 1100.0, zone=8, grams=W["rat"])
     service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
     assert service.call(lambda: runtime.rejected_messages) == len(bad)
-    service.call(runtime.traces.flush)
+    service.call(runtime.traces.flush).result(10)  # the commit, in the writer's thread
     stored = service.call(lambda: runtime.store.trace("t1", 0.0, 1e9))
     assert [row[0] for row in stored] == [row[0] for row in good]
     assert stored[0][1:11] == pytest.approx([0.5] * 10)

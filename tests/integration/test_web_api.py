@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from support.service import BrokerShip, RunningService, service_options
+from support.service import CEILING_S, BrokerShip, RunningService, service_options
 
 from bosun.games.match import Match, replay
 from bosun.tables import TableConfig, default_seats
@@ -38,7 +38,7 @@ def act(service, token, **request):
     return response.json()
 
 
-def poll_json(service, path: str, params: dict, condition, timeout_s: float = 10.0):
+def poll_json(service, path: str, params: dict, condition, timeout_s: float = CEILING_S):
     """GET a JSON endpoint until `condition` holds (traces are written in batches)."""
     deadline = time.monotonic() + timeout_s
     while True:

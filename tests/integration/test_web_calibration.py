@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from support.service import RunningService, service_options, with_virtual_table
+from support.service import CEILING_S, RunningService, service_options, with_virtual_table
 
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.tables import load_tables
@@ -24,7 +24,7 @@ def wizard(service, table: str, step: str = "", body: dict | None = None, status
     return response.json()
 
 
-def until(service, table: str, condition, timeout_s: float = 10.0) -> dict:
+def until(service, table: str, condition, timeout_s: float = CEILING_S) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
         state = wizard(service, table)

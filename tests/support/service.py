@@ -19,6 +19,14 @@ from bosun.bus.mqtt import send_without_delay
 from bosun.service import Service, ServiceOptions
 from bosun.tables import TableConfig
 
+# A ceiling on waiting for something the service does promptly (start, stop, an answer, a
+# table view changing after an input). Its promises are milliseconds (bench/README.md); the
+# ceiling only stops a test that hangs, so it is generous for a busy machine's sake.
+CEILING_S = 60.0
+# A ceiling on a whole game played through the service (30-90 s on a quiet machine): it only
+# stops a game that hangs; each step of the game has its own wait.
+WHOLE_GAME_CEILING_S = 900.0
+
 
 def service_options(
     broker_url: str, tmp_path: Path, tables: list[TableConfig] | tuple = (), **more: Any
@@ -42,7 +50,7 @@ def with_virtual_table(
     people: tuple[str, ...] = (),
     firmware: int = 0,
     baseline: bool = False,
-    start_timeout_s: float = 30.0,
+    start_timeout_s: float = CEILING_S,
 ) -> Iterator[tuple[RunningService, Any]]:
     """The service with one virtual table, demo-1 (ann, bob, cy, or as `game` seats it): its
     ship or harbour on the broker and its bots. `people` hold their seats from the start
@@ -68,15 +76,18 @@ def with_virtual_table(
                     "demo-1", lambda s: (s["ship"]["weights"] or {}).get("t_ms", 0) > 2000
                 )
             else:
-                service.wait_for("demo-1", lambda s: s["ship"]["online"], timeout_s=30)
+                service.wait_for("demo-1", lambda s: s["ship"]["online"])
             yield service, tables[0]
         finally:
             for table in tables:
-                asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(30)
+                service._on_loop(table.stop(), CEILING_S)
 
 
 class RunningService:
-    """`bosun run` in-process: its own asyncio loop in a thread; `.call(fn)` runs on it."""
+    """`bosun run` in-process: its own asyncio loop in a thread; `.call(fn)` runs on it.
+
+    Leaving it stops the service as Ctrl-C would (`Service.stop`, bounded step by step), then
+    cancels whatever the test left running on the loop, as `asyncio.run` does."""
 
     def __init__(self, options: ServiceOptions) -> None:
         self.options = options
@@ -86,16 +97,39 @@ class RunningService:
 
     def __enter__(self) -> RunningService:
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(self.service.start(), self.loop).result(30)
-        self.http = httpx.Client(base_url=self.service.http_url, timeout=10)
+        try:
+            self._on_loop(self.service.start(), CEILING_S)
+        except BaseException:
+            self._end_loop()
+            raise
+        self.http = httpx.Client(base_url=self.service.http_url, timeout=CEILING_S)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.http.close()
-        asyncio.run_coroutine_threadsafe(self.service.stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(10)
-        self.loop.close()
+        try:
+            self._on_loop(self.service.stop(), CEILING_S)
+        finally:
+            self._end_loop()
+
+    def _on_loop(self, coro: Any, timeout_s: float) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout_s)
+
+    def _end_loop(self) -> None:
+        async def cancel_leftovers() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.loop.shutdown_asyncgens()
+            await self.loop.shutdown_default_executor()
+
+        try:
+            self._on_loop(cancel_leftovers(), CEILING_S)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(CEILING_S)
+            self.loop.close()
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run `fn` on the service's loop (where the referees live) and return its result."""
@@ -103,7 +137,7 @@ class RunningService:
         async def run() -> Any:
             return fn()
 
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+        return self._on_loop(run(), CEILING_S)
 
     @property
     def key(self) -> str:
@@ -117,7 +151,9 @@ class RunningService:
     def table(self, table_id: str) -> dict[str, Any]:
         return self.http.get(f"/api/tables/{table_id}").json()
 
-    def wait_for(self, table_id: str, condition: Callable[[dict], bool], timeout_s=10.0) -> dict:
+    def wait_for(
+        self, table_id: str, condition: Callable[[dict], bool], timeout_s: float = CEILING_S
+    ) -> dict:
         """Poll the public table view until `condition` holds (or fail with the last view)."""
         deadline = time.monotonic() + timeout_s
         while True:
@@ -162,7 +198,7 @@ class BrokerShip:
         self.publish("ship/event", message)
         return message
 
-    def next_led(self, timeout_s: float = 5.0, show: str | None = None) -> dict:
+    def next_led(self, timeout_s: float = CEILING_S, show: str | None = None) -> dict:
         deadline = time.monotonic() + timeout_s
         while True:
             command = self.commands.get(timeout=max(0.01, deadline - time.monotonic()))

@@ -13,6 +13,12 @@ the ESP32: 4-byte slots, 16-byte GC blocks). The stages, each `gc.mem_alloc()` a
   flash: their dicts, functions, classes and module-level tables. Measured by compiling
   each module once and executing the compiled code a second time: the second run allocates
   exactly those objects;
+- `code_romfs`: importing the same .mpy files from a ROMFS image (`make flash ROMFS=1`,
+  bosun.board.romfs), the very image the board gets, mounted with `vfs.VfsRom` at /rom:
+  bytecode, string constants and names stay in the image (in flash on the ESP32), the
+  heap holds the modules' objects plus what a loaded .mpy still needs in RAM (each
+  function's raw-code record, constant tables, the names' qstr pool entries). The image is
+  read into one bytes object first, outside the figure, as the ESP32 maps its flash;
 - `state`: `Ship()` built from the reference config.json (detector rings, calibration,
   config, LED map, link buffers...);
 - `outbox`: the outbox filled with `outbox_size` events (its worst case: a long outage).
@@ -200,7 +206,14 @@ def urandom(n):
 
 SETUP = """
 import gc, sys, json
-sys.path[:] = [ROOT + "/stubs", ROOT + "/" + LIB]
+if LIB == "/rom/lib":  # the ROMFS image, mounted as MicroPython mounts its partition
+    import vfs
+    with open(ROOT + "/firmware.romfs", "rb") as f:
+        romfs_image = f.read()
+    vfs.mount(vfs.VfsRom(romfs_image), "/rom")
+    sys.path[:] = [ROOT + "/stubs", LIB]
+else:
+    sys.path[:] = [ROOT + "/stubs", ROOT + "/" + LIB]
 import os
 if not hasattr(os, "urandom"):  # the WebAssembly port has none
     import os_urandom
@@ -309,6 +322,7 @@ class HeapFigures:
     pointer_bytes: int
     code_mpy: int
     code_frozen: int
+    code_romfs: int | None  # None where the port has no vfs.VfsRom (the WebAssembly one)
     state: int
     outbox: int
     outbox_events: int
@@ -325,11 +339,25 @@ class HeapFigures:
         """The same with the code frozen into the MicroPython image."""
         return self.code_frozen + self.state + self.outbox
 
+    @property
+    def need_romfs(self) -> int | None:
+        """The same with the code in a ROMFS image (`make flash ROMFS=1`)."""
+        if self.code_romfs is None:
+            return None
+        return self.code_romfs + self.state + self.outbox
+
     def as_dict(self) -> dict:
         found = asdict(self)
         found["need_mpy"] = self.need_mpy
         found["need_frozen"] = self.need_frozen
+        found["need_romfs"] = self.need_romfs
         return found
+
+
+ROMFS_REPORT = """
+EXTRA_OUT['from_romfs'] = sorted(k for k, m in sys.modules.items()
+                                 if getattr(m, '__file__', '').startswith('/rom/'))
+"""
 
 
 def _chunks(lib: str, frozen: bool) -> list[tuple[str, str]]:
@@ -347,6 +375,8 @@ def _chunks(lib: str, frozen: bool) -> list[tuple[str, str]]:
             ),
         ]
     imports = "".join(f"import {name}\n" for name in FIRMWARE_MODULES)
+    if lib == "/rom/lib":
+        return [("setup", head + SETUP), ("code_romfs", imports), ("report", ROMFS_REPORT)]
     build = 'ship_ = ship.Ship(ROOT + "/config.json", ROOT + "/calibration.json", log=print)\n'
     report = (
         "EXTRA_OUT['outbox_events'] = len(ship_.outbox.entries)\n"
@@ -366,15 +396,16 @@ def _chunks(lib: str, frozen: bool) -> list[tuple[str, str]]:
     ]
 
 
-def _prepare(root: Path, frozen: bool) -> None:
-    """Lay out stubs, the reference config and the firmware (.py or .mpy) under `root`."""
-    from bosun.board.flash import build
+def _prepare(root: Path, lib: str) -> None:
+    """Lay out stubs, the reference config and the firmware (.py, .mpy or ROMFS) under `root`."""
+    from bosun.board.flash import build, tool
+    from bosun.board.romfs import build_image
 
     (root / "stubs").mkdir(parents=True)
     for name, text in STUBS.items():
         (root / "stubs" / name).write_text(text.lstrip())
     shutil.copy(REFERENCE_CONFIG, root / "config.json")
-    if frozen:
+    if lib == "src":
         shutil.copytree(
             FIRMWARE / "lib", root / "src", ignore=shutil.ignore_patterns("__pycache__")
         )
@@ -383,24 +414,33 @@ def _prepare(root: Path, frozen: bool) -> None:
     else:
         built = root / "build"
         build(built)
-        shutil.move(str(built / "lib"), str(root / "mpy"))
+        if lib == "/rom/lib":
+            build_image(built, root / "firmware.romfs", tool("mpremote"))
+        else:
+            shutil.move(str(built / "lib"), str(root / "mpy"))
         shutil.rmtree(built)
 
 
-def _run(runner, frozen: bool) -> dict:
+def _run(runner, lib: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="bosun-heap-") as tmp:
         root = Path(tmp) / "root"
-        _prepare(root, frozen)
-        return runner(root, _chunks("src" if frozen else "mpy", frozen))
+        _prepare(root, lib)
+        return runner(root, _chunks(lib, lib == "src"))
 
 
-def _figures(platform: str, mpy: dict, frozen: dict) -> HeapFigures:
+def _figures(platform: str, mpy: dict, frozen: dict, romfs: dict | None) -> HeapFigures:
     extra = mpy["_extra"]
+    if romfs is not None:
+        from_romfs = romfs["_extra"]["from_romfs"]
+        missing = sorted(set(FIRMWARE_MODULES) - set(from_romfs))
+        if missing:
+            raise RuntimeError(f"{missing} were not imported from the ROMFS image")
     return HeapFigures(
         platform=platform,
         pointer_bytes=extra["pointer_bytes"],
         code_mpy=mpy["code_mpy"],
         code_frozen=frozen["code_frozen"],
+        code_romfs=None if romfs is None else romfs["code_romfs"],
         state=mpy["state"],
         outbox=mpy["outbox"],
         outbox_events=extra["outbox_events"],
@@ -431,7 +471,7 @@ def measure_unix(executable: str | None = None, timeout_s: float = 120) -> HeapF
         )
         return _last_json(done)
 
-    return _figures("unix", _run(runner, False), _run(runner, True))
+    return _figures("unix", _run(runner, "mpy"), _run(runner, "src"), _run(runner, "/rom/lib"))
 
 
 def measure_wasm(package: Path, node: str = "node", timeout_s: float = 300) -> HeapFigures:
@@ -454,7 +494,8 @@ def measure_wasm(package: Path, node: str = "node", timeout_s: float = 300) -> H
         )
         return _last_json(done)
 
-    return _figures("webassembly", _run(runner, False), _run(runner, True))
+    # Its pyscript build (1.27) has no vfs.VfsRom: no ROMFS figure there.
+    return _figures("webassembly", _run(runner, "mpy"), _run(runner, "src"), None)
 
 
 def _last_json(done: subprocess.CompletedProcess) -> dict:

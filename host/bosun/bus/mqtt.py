@@ -71,6 +71,36 @@ def ship_topic_parts(topic: str) -> tuple[str, str] | None:
     return parts[1], parts[3]
 
 
+class ClientThread:
+    """Starts and stops a paho client's network thread from worker threads, in either order.
+
+    Starting a thread waits until it runs and `loop_stop()` joins one: both block, so they
+    never run on the event loop. A stop that comes before the start (a table stopped while
+    its client was still connecting) wins: the client then never connects.
+    """
+
+    def __init__(self, client: mqtt.Client, host: str, port: int, keepalive_s: int) -> None:
+        self.client = client
+        self._address = (host, port, keepalive_s)
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def start(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            host, port, keepalive_s = self._address
+            self.client.connect_async(host, port, keepalive=keepalive_s)
+            self.client.loop_start()
+
+    def stop(self) -> None:
+        """A clean goodbye to the broker, then the network thread joined."""
+        with self._lock:
+            self._stopped = True
+            self.client.disconnect()
+            self.client.loop_stop()
+
+
 class MqttBus:
     """One MQTT connection for the whole service, delivering ship messages on the loop."""
 

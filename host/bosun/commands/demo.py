@@ -124,9 +124,7 @@ async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
                 await asyncio.sleep(0.2)  # progress display refresh, nothing waits on it
             progress.update(task, completed=done)
     finally:
-        for table in tables:
-            await table.stop()
-        await service.stop()
+        await service.stop()  # the virtual tables first, then web, MQTT, store, broker
     games = [tally.summary() for table in tables for tally in table.finished[: args.games]]
     ended = len(games) == args.games * args.tables
     mismatches = sum(len(g["mismatches"]) for g in games)

@@ -115,30 +115,23 @@ async def serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    virtual = []
     try:
         await service.start()
         if demo_tables:
             from bosun.demo.runner import add_virtual_tables
 
-            virtual = await add_virtual_tables(service, demo_tables, firmware=int(firmware))
+            await add_virtual_tables(service, demo_tables, firmware=int(firmware))
             # and one Montego Bay table beside them: the same load cells as a harbour
-            virtual += await add_virtual_tables(
-                service, 1, game="montego-bay", first=demo_tables + 1
-            )
+            await add_virtual_tables(service, 1, game="montego-bay", first=demo_tables + 1)
     except (OSError, ConnectionError, ValueError, RuntimeError) as why:
         # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
-        for table in virtual:
-            await table.stop()
-        await service.stop()
+        await service.stop()  # also the virtual tables that did start
         return 1
     announce(service, console)
     await stop.wait()
     console.print("stopping ...")
-    for table in virtual:
-        await table.stop()
-    await service.stop()
+    await service.stop()  # tables, bots, boards, web, MQTT, store, broker: in that order
     console.print("stopped; everything is in the store.")
     return 0
 

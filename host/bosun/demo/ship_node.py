@@ -21,11 +21,12 @@ import json
 import logging
 import random
 import secrets
+import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from bosun.bus.mqtt import send_without_delay
+from bosun.bus.mqtt import ClientThread, send_without_delay
 from bosun.sim import ShipParams, VirtualShip
 from shipsense import protocol
 from shipsense.detector import Detector
@@ -33,6 +34,9 @@ from shipsense.detector import Detector
 log = logging.getLogger(__name__)
 
 TICK_S = 0.02  # real seconds between sample batches
+# At most this much CPU a batch: a ship that fell behind (a busy machine) catches up over
+# several batches instead of holding the event loop, and every table and page meanwhile.
+BATCH_BUDGET_S = 0.02
 WEIGHTS_EVERY_MS = 500
 WARM_UP_MS = 1000  # the detector's warm-up (600 ms) and then some, before going live
 TRACE_ROWS_A_BATCH = 16  # ~2.5 kB a message, under the protocol's 4 kB
@@ -147,24 +151,24 @@ class VirtualShipNode:
         self.client.will_set(self._topic(protocol.STATUS), protocol.LWT_PAYLOAD, qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_command
-        self._broker = broker
+        self._network = ClientThread(self.client, broker[0], broker[1], keepalive_s=10)
 
     def _topic(self, name: str) -> str:
         return protocol.topic(self.table_id, name)
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
-        self.client.loop_start()
         self._task = self._loop.create_task(self._run())
 
     async def stop(self) -> None:
+        """Stop sampling, say goodbye to the broker (it keeps the last birth) and join paho's
+        thread, off the event loop."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self.client.disconnect()  # a clean goodbye: the broker keeps the last birth
-        self.client.loop_stop()
+            self._task = None
+        await asyncio.to_thread(self._network.stop)
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         send_without_delay(client)
@@ -400,19 +404,27 @@ class VirtualShipNode:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self._network.start)
         while True:
             self._restart = False
             start_real, start_ship_ms = loop.time(), self.ship.now_ms
             while not self._restart:
                 target_ms = start_ship_ms + (loop.time() - start_real) * 1000 * self.scale
-                self.advance_to(target_ms)
-                await asyncio.sleep(TICK_S)
+                caught_up = self.advance_to(target_ms, budget_s=BATCH_BUDGET_S)
+                await asyncio.sleep(TICK_S if caught_up else 0)
 
-    def advance_to(self, t_ms: float) -> None:
-        """Read samples up to ship time `t_ms`, run the detector, publish what it says."""
+    def advance_to(self, t_ms: float, budget_s: float | None = None) -> bool:
+        """Read samples up to ship time `t_ms`, run the detector, publish what it says; with
+        `budget_s`, stop after about that much CPU. True once the ship is at `t_ms`."""
         ship, detector = self.ship, self.detector
         period_ms = 1000 / ship.rate_sps
+        give_up_at = None if budget_s is None else time.monotonic() + budget_s
+        count = 0
         while ship.now_ms + period_ms <= t_ms:
+            count += 1
+            if give_up_at is not None and count % 16 == 0 and time.monotonic() > give_up_at:
+                self._publish_trace()
+                return False
             sample = ship.next_sample()
             if self.hand_loads or self.measurement is not None or not self._all_calibrated():
                 sample = self._through_cells(sample)
@@ -429,6 +441,7 @@ class VirtualShipNode:
                 )
                 self.client.publish(self._topic(protocol.WEIGHTS), protocol.encode(weights))
         self._publish_trace()
+        return True
 
     def _all_calibrated(self) -> bool:
         return all(self._calibrated(channel) for channel in range(CHANNELS))

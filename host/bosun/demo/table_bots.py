@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import paho.mqtt.client as mqtt
 
-from bosun.bus.mqtt import send_without_delay
+from bosun.bus.mqtt import ClientThread, send_without_delay
 from bosun.demo.ship_node import VirtualShipNode
 from bosun.tables import TableConfig
 
@@ -62,7 +62,7 @@ class TableBots:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
-        self._broker = broker
+        self._network = ClientThread(self.client, broker[0], broker[1], keepalive_s=10)
 
     # -- what each game's bots add -------------------------------------------------------------
 
@@ -87,17 +87,16 @@ class TableBots:
     # -- plumbing ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.client.connect(self._broker[0], self._broker[1], keepalive=10)
-        self.client.loop_start()
         self._task = self._loop.create_task(self._run())
 
     async def stop(self) -> None:
+        """Stop deciding, then hang up the broker and join paho's thread off the loop."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self.client.disconnect()
-        self.client.loop_stop()
+            self._task = None
+        await asyncio.to_thread(self._network.stop)
         await self.http.aclose()
 
     def _on_connect(self, client, *_: object) -> None:
@@ -129,6 +128,7 @@ class TableBots:
         return self._game_id
 
     async def _run(self) -> None:
+        await asyncio.to_thread(self._network.start)
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._state_changed.wait(), self.tick_s)
@@ -222,12 +222,17 @@ class VirtualTableBase:
         self.config = config
         self.node = node
         self.players = players
+        self._stopped = False
 
     @property
     def finished(self) -> list[Any]:
         return self.players.finished
 
     async def stop(self) -> None:
+        """The bots first (no hand reaches for a ship that is gone), then the ship; once."""
+        if self._stopped:
+            return
+        self._stopped = True
         await self.players.stop()
         await self.node.stop()
 

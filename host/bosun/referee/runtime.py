@@ -115,6 +115,7 @@ class TableRuntime:
         self._gap_timer = None
         self._timer = None
         self._next_game_timer = None
+        self.closed = False  # the service is stopping: nothing more is decided or stored
 
     # -- games -----------------------------------------------------------------------------
 
@@ -369,6 +370,8 @@ class TableRuntime:
 
     def _process(self, kind: str, payload: dict[str, Any], decide, boot=None, seq=None) -> None:
         """Decide, store the input with its effects in one transaction, then publish."""
+        if self.closed:
+            raise Rejected("this table is stopping; try again when bosun is back")
         now = self.clock.now_ms()
         effects: list[Effect] = decide(now)  # Rejected propagates: nothing stored or sent
         common = {"table_id": self.config.id, "game_id": self.game_id, "at_ms": now}
@@ -427,12 +430,14 @@ class TableRuntime:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self.closed:
+            return
         deadline = self.referee.next_deadline_ms() if self.referee else None
         if deadline is not None:
             self._timer = self.clock.call_at_ms(deadline, self._on_timer)
 
     def _schedule_next_game(self, now_ms: int) -> None:
-        if self.next_game_after_s is None or self.games_left == 0:
+        if self.next_game_after_s is None or self.games_left == 0 or self.closed:
             return
         if self.games_left is not None:
             self.games_left -= 1
@@ -445,6 +450,8 @@ class TableRuntime:
             self.start_game()
 
     def close(self) -> None:
+        """Stop deciding: timers off, raw samples handed to the store's writer."""
+        self.closed = True
         for timer in (self._timer, self._next_game_timer, self._gap_timer):
             if timer is not None:
                 timer.cancel()

@@ -7,10 +7,7 @@ card or any token. Operator calls (new game, seat links) need the service's oper
 
 from __future__ import annotations
 
-import asyncio
-import json
 import secrets
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,6 +17,7 @@ from sse_starlette.sse import EventSourceResponse
 from bosun.games import Rejected
 from bosun.referee.runtime import TableRuntime
 from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
+from bosun.web.streams import LiveStreams, stream
 
 # Ship milliseconds a hand-placed piece may take to be refereed before another may follow.
 PLACE_WATCH_MS = 6000.0
@@ -29,6 +27,7 @@ __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream", "summary"]
 
 def create_api(tables: dict[str, TableRuntime], operator_key: str) -> FastAPI:
     app = FastAPI(title="bosun", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    app.state.streams = LiveStreams()
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
@@ -218,37 +217,3 @@ def summary(runtime: TableRuntime) -> dict[str, Any]:
         "round": state["round"] if state else None,
         "ship_online": runtime.ship["online"],
     }
-
-
-async def stream(
-    runtime: TableRuntime,
-    request: Request,
-    build: Callable[[], dict[str, Any]],
-    valid: Callable[[], bool] | None = None,
-) -> AsyncIterator[dict[str, str]]:
-    """Send the snapshot now and again after every change; drop stale ones under load.
-
-    With `valid`, the stream ends with an `ended` event once it returns False (a seat link
-    of a finished game must not show that seat's next game).
-    """
-    changed = asyncio.Event()
-
-    def listener(_runtime: TableRuntime) -> None:
-        changed.set()
-
-    runtime.listeners.add(listener)
-    try:
-        yield {"event": "snapshot", "data": json.dumps(build())}
-        while not await request.is_disconnected():
-            try:
-                await asyncio.wait_for(changed.wait(), timeout=5)
-            except TimeoutError:
-                continue
-            changed.clear()
-            if valid is not None and not valid():
-                message = "this seat link belongs to a finished game"
-                yield {"event": "ended", "data": json.dumps({"error": message})}
-                return
-            yield {"event": "snapshot", "data": json.dumps(build())}
-    finally:
-        runtime.listeners.discard(listener)

@@ -12,8 +12,10 @@ running game needs the operator key.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -214,17 +216,20 @@ class GameArchive:
     def __init__(self, ctx: WebContext) -> None:
         self.ctx = ctx
         self._finished: dict[str, tuple[ReplayedGame, list]] = {}
+        self._lock = threading.Lock()  # requests replay in several worker threads at once
 
     def replayed(self, row: GameRow) -> tuple[ReplayedGame, list]:
-        cached = self._finished.get(row.game_id)
+        with self._lock:
+            cached = self._finished.get(row.game_id)
         if cached is not None:
             return cached
         actions, entries = timed_actions(self.ctx.store, row)
         result = (replay_game(actions, running=row.running), entries)
         if not row.running:
-            self._finished[row.game_id] = result
-            while len(self._finished) > MAX_GAMES_KEPT:
-                self._finished.pop(next(iter(self._finished)))
+            with self._lock:
+                self._finished[row.game_id] = result
+                while len(self._finished) > MAX_GAMES_KEPT:
+                    self._finished.pop(next(iter(self._finished)))
         return result
 
     def row(self, game_id: str) -> GameRow:
@@ -378,19 +383,21 @@ def trace_window(store, row: GameRow, boot: str, from_t_ms: float, to_t_ms: floa
 
 
 def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
+    """The games' history. Its handlers read the store and replay games: that work runs in
+    the service's worker threads (`asyncio.to_thread`), never on the event loop."""
     router = APIRouter()
 
     @router.get("/api/games")
     async def list_games(table: str | None = None) -> list[dict[str, Any]]:
-        return archive.summaries(table)
+        return await asyncio.to_thread(archive.summaries, table)
 
     @router.get("/api/games/{game_id}")
     async def game_detail(game_id: str) -> dict[str, Any]:
-        return archive.detail(game_id)
+        return await asyncio.to_thread(archive.detail, game_id)
 
     @router.get("/api/games/{game_id}/trace")
     async def game_trace(game_id: str, request: Request) -> dict[str, Any]:
-        row = archive.row(game_id)
+        row = await asyncio.to_thread(archive.row, game_id)
         q = request.query_params
         boot = q.get("boot", "")
         if not 1 <= len(boot) <= 32:
@@ -408,18 +415,18 @@ def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
             raise ApiError(
                 400, f"to_t_ms must be after from_t_ms, at most {MAX_TRACE_SPAN_MS:g} ms later"
             )
-        return trace_window(ctx.store, row, boot, low, high)
+        return await asyncio.to_thread(trace_window, ctx.store, row, boot, low, high)
 
     @router.get("/api/games/{game_id}/log.jsonl")
     async def export_log(game_id: str, request: Request) -> PlainTextResponse:
-        row = archive.row(game_id)
+        row = await asyncio.to_thread(archive.row, game_id)
         if row.running and not ctx.is_operator(request):
             raise ApiError(
                 403,
                 "the game is still running and its log holds cards not yet revealed: export "
                 "it when it is over (or with the operator key)",
             )
-        actions = ctx.store.game_actions(game_id)
+        actions = await asyncio.to_thread(ctx.store.game_actions, game_id)
         text = "".join(dump_log_line(action) + "\n" for action in actions)
         return PlainTextResponse(
             text,
@@ -429,8 +436,8 @@ def create_history_api(ctx: WebContext, archive: GameArchive) -> APIRouter:
 
     @router.get("/api/games/{game_id}/trace.csv")
     async def export_trace(game_id: str) -> PlainTextResponse:
-        row = archive.row(game_id)
-        text = ctx.store.trace_csv(row.table_id, game_id)
+        row = await asyncio.to_thread(archive.row, game_id)
+        text = await asyncio.to_thread(ctx.store.trace_csv, row.table_id, game_id)
         return PlainTextResponse(
             text,
             media_type="text/csv",

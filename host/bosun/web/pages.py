@@ -122,7 +122,7 @@ def create_pages(ctx: WebContext) -> APIRouter:
     async def seat_page(token: str, request: Request) -> Response:
         runtime, player = current_seat(ctx, token)
         if runtime is None:
-            new = follow_seat(ctx, token)
+            new = await follow_seat(ctx, token)
             if new is not None:  # the same player's seat at the table's next game
                 return RedirectResponse(f"/seat/{new}", status_code=303)
             return missing(

@@ -8,6 +8,7 @@ operator.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from typing import Any
 
@@ -59,23 +60,35 @@ def current_seat(ctx: WebContext, token: str):
     return None, None
 
 
-def follow_seat(ctx: WebContext, token: str) -> str | None:
+async def follow_seat(ctx: WebContext, token: str) -> str | None:
     """The token of the same player's seat in the table's present game, if `token` was theirs
-    in one of its recent finished games (or is still valid); else None."""
+    in one of its recent finished games (or is still valid); else None. The store is read in
+    a worker thread; the tables are looked at on the loop, where they live."""
     runtime, _ = current_seat(ctx, token)
     if runtime is not None:
         return token
     if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
         return None
-    for runtime in ctx.tables.values():
+    for runtime in list(ctx.tables.values()):
         if runtime.game_id is None:
             continue
-        for row in runtime.store.games(table_id=runtime.config.id)[-RECENT_GAMES - 1 :]:
-            if row.running or row.game_id == runtime.game_id:
-                continue
-            player = runtime.store.seat_for_token(row.game_id, token)
-            if player is not None and player in runtime.seats:
-                return runtime.seats[player]
+        present, seats = runtime.game_id, dict(runtime.seats)
+        player = await asyncio.to_thread(
+            _earlier_seat, runtime.store, runtime.config.id, present, token
+        )
+        if player is not None and player in seats:
+            return seats[player]
+    return None
+
+
+def _earlier_seat(store, table_id: str, present_game: str, token: str) -> str | None:
+    """The player `token` seated in one of the table's recent finished games, if any."""
+    for row in store.games(table_id=table_id)[-RECENT_GAMES - 1 :]:
+        if row.running or row.game_id == present_game:
+            continue
+        player = store.seat_for_token(row.game_id, token)
+        if player is not None:
+            return player
     return None
 
 
@@ -88,14 +101,14 @@ def create_seats_api(ctx: WebContext) -> APIRouter:
         if runtime is None:
             raise ApiError(404, "unknown seat link")
         return Response(
-            qr_svg(seat_url(request, token)),
+            await asyncio.to_thread(qr_svg, seat_url(request, token)),  # ~tens of ms of CPU
             media_type="image/svg+xml",
             headers={"cache-control": "no-store"},
         )
 
     @router.get("/api/seat/{token}/next")
     async def next_seat(token: str) -> dict[str, Any]:
-        new = follow_seat(ctx, token)
+        new = await follow_seat(ctx, token)
         if new is None:
             raise ApiError(
                 404, "this seat link does not lead to a game any more: ask for a new one"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter, defaultdict
 from statistics import mean, median
 from typing import Any
@@ -101,17 +102,22 @@ def compute_stats(games: list[tuple[list[str], list[str] | None, ReplayedGame]])
 
 
 def create_stats_api(archive: GameArchive) -> APIRouter:
+    """Statistics replay every game: that runs in a worker thread, not on the event loop."""
     router = APIRouter()
 
     @router.get("/api/stats")
     async def statistics(table: str | None = None) -> dict[str, Any]:
-        games = []
-        for row in archive.rows(table, limit=None):
-            if row.game != "riffraff":
-                continue  # Montego Bay's statistics come with its pages
-            replayed, _ = archive.replayed(row)
-            winners = None if row.winners is None else list(row.winners)
-            games.append((list(row.players), winners, replayed))
-        return {"table": table, **compute_stats(games)}
+        return await asyncio.to_thread(_statistics, archive, table)
 
     return router
+
+
+def _statistics(archive: GameArchive, table: str | None) -> dict[str, Any]:
+    games = []
+    for row in archive.rows(table, limit=None):
+        if row.game != "riffraff":
+            continue  # Montego Bay's statistics come with its pages
+        replayed, _ = archive.replayed(row)
+        winners = None if row.winners is None else list(row.winners)
+        games.append((list(row.players), winners, replayed))
+    return {"table": table, **compute_stats(games)}
