@@ -14,7 +14,7 @@ import pytest
 from browser_kit import PHONE, DroppingProxy, chromium, last, screenshot, wait_until
 from conftest import require_executable
 from playwright.sync_api import expect
-from support.service import RunningService, service_options
+from support.service import CEILING_S, RunningService, service_options
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto
 
@@ -28,8 +28,9 @@ BLOCKING = ("serious", "critical")
 @contextmanager
 def site(tmp_path_factory):
     """The service with a virtual Riff Raff ship (demo-1) and a virtual harbour (demo-2).
-    demo-1's bots play a few turns, then a new game starts (the first one is over) with
-    every seat held by a person, so it waits for the test's clicks."""
+    demo-1's bots play a few turns, then a new game starts (the first one is over); then
+    every seat of both tables is held by a person: the tables wait for the tests' clicks
+    (and the machine is not kept busy by bots meanwhile)."""
     from bosun.demo.runner import add_virtual_tables
 
     if find_mosquitto() is None:
@@ -44,22 +45,24 @@ def site(tmp_path_factory):
                 harbours = await add_virtual_tables(service.service, 1, game="montego-bay", first=2)
                 return ships + harbours
 
-            tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(60)
+            tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(CEILING_S)
             try:
                 played = service.wait_for(
                     "demo-1",
                     lambda s: bool(s["state"]) and s["state"]["round"] >= 2,
-                    timeout_s=60,
+                    timeout_s=CEILING_S,
                 )
                 for player in PEOPLE:
                     service.call(lambda p=player: tables[0].claim(p, True))
+                for player in service.seats("demo-2"):
+                    service.call(lambda p=player: tables[1].claim(p, True))
                 key = {"key": service.key}
                 new = service.http.post("/api/tables/demo-1/games", params=key, json={})
                 assert new.status_code == 200, new.text
                 yield {"service": service, "finished": played["game_id"]}
             finally:
                 for table in tables:
-                    asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(30)
+                    asyncio.run_coroutine_threadsafe(table.stop(), service.loop).result(CEILING_S)
     finally:
         broker.close()
 

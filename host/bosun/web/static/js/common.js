@@ -271,7 +271,7 @@ Bosun.feedHtml = function (feed, limit, options) {
     .map(
       (f) =>
         '<li class="feed-' + Bosun.esc(f.level || "info") + '"><time>' + Bosun.clock(f.at_ms) + "</time> " +
-        Bosun.esc(grams ? f.text : Bosun.plainWords(f.text)) + (f.rule ? " " + Bosun.ruleChip(f.rule) : "") + "</li>"
+        Bosun.ruleChips(Bosun.esc(grams ? f.text : Bosun.plainWords(f.text))) + (f.rule ? " " + Bosun.ruleChip(f.rule) : "") + "</li>"
     )
     .join("");
 };
@@ -339,7 +339,7 @@ Bosun.alertsHtml = function (snapshot, options) {
     } else {
       buttons = '<div class="muted">Answer on any player\'s page.</div>';
     }
-    out.push('<div class="alert flag big" data-alert="flag" data-flag-id="' + Bosun.esc(flag.id) + '"><strong>Check this</strong> — ' + Bosun.esc(flag.text) + buttons + "</div>");
+    out.push('<div class="alert flag big" data-alert="flag" data-flag-id="' + Bosun.esc(flag.id) + '"><strong>Check this</strong> — ' + Bosun.ruleChips(Bosun.esc(flag.text)) + buttons + "</div>");
   }
   return out.join("");
 };
