@@ -15,12 +15,13 @@ the log and the stop goes on, so Ctrl-C always ends. A start that fails stops wh
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import socket
 import threading
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,8 +169,7 @@ class Service:
             access_log=False,
             timeout_graceful_shutdown=STOP_WEB_S,
         )
-        self._http = uvicorn.Server(config)
-        self._http.install_signal_handlers = lambda: None  # the command owns Ctrl-C
+        self._http = WebServer(config)
         self._http_task = asyncio.create_task(self._http.serve(sockets=[listener]))
         while not self._http.started:
             if self._http_task.done():
@@ -256,6 +256,16 @@ async def _step(what: str, work: Awaitable[Any], limit_s: float) -> bool:
         log.exception("stopping: could not %s", what)
         return False
     return True
+
+
+class WebServer(uvicorn.Server):
+    """uvicorn without its own Ctrl-C handling. uvicorn takes SIGINT/SIGTERM while it serves
+    and would stop the web first, cutting the pages' streams while the tables still decide;
+    the command owns the signals and `Service.stop` stops the web in its turn."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -5,6 +5,7 @@
 id = "t1"
 game = "riffraff"
 settle_s = 3
+own_catch = "back"     # RR12: or "box", the Korean text's stricter catch
 players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#457b9d" }]
 
 [table.items]          # grams per piece, from calibration (the wizard writes these)
@@ -51,6 +52,8 @@ class TableConfig(BaseModel):
     players: list[Seat] = Field(min_length=2, max_length=4)
     captain: PlayerName | None = None  # RR3: the oldest player; the first seat if not given
     settle_s: Literal[0, 3] = 0
+    # RR12: a lone caught piece just loaded goes "back" to the supply, or to the "box" too
+    own_catch: Literal["back", "box"] = "back"
     table_sensor: Literal["mat", "piezo", "both", "none"] = "mat"
     items: dict[str, float] = Field(default_factory=dict)
     demo: bool = False  # a virtual ship with bot players

@@ -97,12 +97,13 @@ def last(page) -> dict:
 
 
 def wait_until(page, condition_js: str, timeout_ms: int = WAIT_MS) -> dict:
-    """Wait until `condition_js` (an expression over `s`, the page's snapshot) holds."""
-    page.wait_for_function(
-        f"(() => {{ const s = window.bosunLast; return !!s && ({condition_js}); }})()",
+    """Wait until `condition_js` (an expression over `s`, the page's snapshot) holds; the
+    snapshot it held for (not a later one: a busy machine may let the next arrive meanwhile)."""
+    found = page.wait_for_function(
+        f"(() => {{ const s = window.bosunLast; return s && ({condition_js}) ? s : null; }})()",
         timeout=timeout_ms,
     )
-    return last(page)
+    return found.json_value()
 
 
 class DroppingProxy:

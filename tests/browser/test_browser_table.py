@@ -118,7 +118,7 @@ def test_offline_faults_flags_and_the_countdown_are_impossible_to_miss(
         # RR10: a piece on the wrong zone is flagged for a person to confirm
         ship.event("place", 1000.0, zone=4, grams=W["boat"])
         flag = page.locator('#alerts [data-alert="flag"]')
-        expect(flag).to_contain_text("placed 11.8 g on zone 4, but their card is 9")
+        expect(flag).to_contain_text("placed 11.8 g on zone 4, not on the zone of their card")
         # a person answers on a player's page: the flag goes, the piece counts (RR8)
         phone = browser.new_context(**PHONE).new_page()
         phone.goto(f"{service.service.http_url}/seat/{seats['bob']}")

@@ -67,9 +67,15 @@ def test_a_fall_is_refereed_from_events(service, ship):
     ship.event("fall", 2000.0, grams=W["rat"], zones=[8])
     ship.event("land", 2200.0, grams=W["rat"])
     state = service.wait_for(
-        "t1", lambda s: s["state"]["turn"] == "ann", timeout_s=FALL_EPISODE_MS / 1000 + 5
+        "t1", lambda s: s["state"]["ship"]["8"] == [], timeout_s=FALL_EPISODE_MS / 1000 + 5
     )["state"]
-    assert state["players"]["cy"]["items"]["rat"] == 2  # RR13: fallen to the active player
+    # RR14: with "immediately" cy's turn opened as the rat rested; it toppled before she
+    # loaded anything: bob's, to his supply (RR13), and cy's turn goes on
+    assert state["players"]["bob"]["items"]["rat"] == 1 and state["turn"] == "cy"
+    assert state["players"]["cy"]["supply"] == 8
+    ship.event("place", 3000.0, zone=5, grams=W["boat"])
+    state = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")["state"]
+    assert state["ship"]["5"] == ["boat"]
 
 
 def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(service, ship):

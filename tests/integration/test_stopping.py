@@ -112,7 +112,7 @@ def test_ctrl_c_stops_bosun_run_demo_cleanly_with_pages_open(tmp_path):
     output = "".join(said)
     assert process.returncode == 0, output
     assert "stopped; everything is in the store." in output
-    assert not [line for line in output.splitlines() if any(s in line for s in ERROR_SIGNS)]
+    assert not [line for line in output.splitlines() if any(s in line for s in ERROR_SIGNS)], output
     reader.join(CEILING_S)
     assert reader.failure is None and reader.snapshots >= 1
     assert broker_processes(tmp_path) == []

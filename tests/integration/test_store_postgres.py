@@ -34,7 +34,7 @@ def test_store_on_postgresql(store, scenario):
 
 def test_the_migrated_schema_is_the_models_and_reopening_changes_nothing(postgres_url):
     with Store.open(postgres_url) as store:
-        assert store.dialect == "postgresql" and store.schema_revision() == "0002"
+        assert store.dialect == "postgresql" and store.schema_revision() == "0003"
         with store._engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(conn), metadata) == []
     statements: list[str] = []
@@ -48,6 +48,41 @@ def test_the_migrated_schema_is_the_models_and_reopening_changes_nothing(postgre
     finally:
         sa.event.remove(sa.Engine, "before_cursor_execute", record)
     assert not [s for s in statements if s.lstrip().upper().startswith(("CREATE", "ALTER"))]
+
+
+def test_rr14_stored_riffraff_games_keep_their_rules_edition_on_postgresql(postgres_url):
+    from alembic import command
+    from alembic.config import Config
+    from support.old_logs import OLD_LATE_FALL, replayed
+
+    from bosun.store.store import MIGRATIONS, database_url
+
+    engine = sa.create_engine(database_url(postgres_url))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002")
+        conn.execute(
+            sa.text(
+                "INSERT INTO games (game_id, table_id, game, players, started_at_ms) "
+                "VALUES ('g-old', 't1', 'riffraff', '[]', 5)"
+            )
+        )
+        for action in OLD_LATE_FALL:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO entries (table_id, game_id, kind, payload, at_ms) "
+                    "VALUES ('t1', 'g-old', 'action', CAST(:p AS json), 5)"
+                ),
+                {"p": json.dumps(action)},
+            )
+    engine.dispose()
+    with Store.open(postgres_url) as store:
+        actions = store.game_actions("g-old")
+    assert actions == [{**OLD_LATE_FALL[0], "rules_edition": 1}, *OLD_LATE_FALL[1:]]
+    view, refused = replayed(actions)
+    assert refused == [] and view["players"]["cy"]["supply"] == 9
 
 
 def test_services_opening_one_fresh_database_at_once_all_get_it(postgres_url):
@@ -67,7 +102,7 @@ def test_services_opening_one_fresh_database_at_once_all_get_it(postgres_url):
         thread.start()
     for thread in threads:
         thread.join()
-    assert outcomes == ["0002"] * 3
+    assert outcomes == ["0003"] * 3
 
 
 def test_export_from_postgresql_replays_to_the_same_state(postgres_url, tmp_path, capsys):

@@ -173,6 +173,7 @@ def test_a_finished_games_link_leads_on_to_the_same_seat_and_its_stream_ends(ser
                 break
     new = service.seats("t1")
     assert new["ann"] != old["ann"]
+    assert service.table("t1")["state"]["own_catch"] == "back"  # the table's (RR12)
     follow = service.http.get(f"/api/seat/{old['ann']}/next").json()
     assert follow == {"token": new["ann"], "url": f"/seat/{new['ann']}"}
     page = service.http.get(f"/seat/{old['ann']}", follow_redirects=False)
@@ -214,3 +215,15 @@ def test_a_stale_seat_links_stream_never_shows_the_next_games_secret(service):
     response = service.http.get(f"/api/seat/{old['ann']}")
     assert response.status_code == 404
     assert json.dumps(service.table("t1")).find('"my_card"') == -1
+
+
+def test_rr12_a_new_game_may_box_every_caught_piece(service):
+    start = "/api/tables/t1/games"
+    wrong = service.http.post(start, params={"key": service.key}, json={"own_catch": "keep"})
+    assert wrong.status_code == 400 and "own_catch" in wrong.json()["error"]
+    response = service.http.post(start, params={"key": service.key}, json={"own_catch": "box"})
+    assert response.status_code == 200
+    assert service.table("t1")["state"]["own_catch"] == "box"
+    game_id = response.json()["game_id"]
+    log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
+    assert '"own_catch":"box"' in log.text.splitlines()[0]

@@ -9,6 +9,8 @@ runnable in the run queue):
     held = wall - time the loop's thread waited for a core
                 - time it plausibly waited for the GIL while its holder waited for a core
                 - time the garbage collector ran meanwhile (any thread's: it stops them all)
+                - time it waited for the GIL (asleep but woken every few ms: CPython's GIL
+                  wait wakes every 5 ms; a join, a sleep or a busy database wakes rarely)
 
 What remains is computing and blocking — a thread join, a sleep, a slow query — exactly what
 must not happen on the loop. The third term is bounded by the other threads' run-queue time
@@ -35,6 +37,7 @@ from collections import deque
 
 HOLD_LIMIT_S = 0.1
 _STACK_FRAMES = 14
+_GIL_WAKE_S = 0.010  # asleep yet woken at least this often: a GIL wait (5 ms timed waits)
 _SERIES_LENGTH = 2000  # run-queue totals kept by the sampler: ~50 s at its pace
 
 
@@ -66,10 +69,10 @@ class _Running:
         self.stack = ""
 
 
-def _schedstat(fd: int) -> tuple[int, int]:
-    """(ns on a CPU, ns runnable in the run queue) of the thread `fd` was opened for."""
+def _schedstat(fd: int) -> tuple[int, int, int]:
+    """(ns on a CPU, ns runnable in the run queue, times scheduled in) of `fd`'s thread."""
     fields = os.pread(fd, 128, 0).split()
-    return int(fields[0]), int(fields[1])
+    return int(fields[0]), int(fields[1]), int(fields[2])
 
 
 class LoopWatch:
@@ -175,6 +178,9 @@ class LoopWatch:
             cpu_s = (after[0] - before[0]) / 1e9
             own_queue_s = (after[1] - before[1]) / 1e9
             blocked_s = max(0.0, wall_s - cpu_s - own_queue_s)
+            wakes = after[2] - before[2]
+            if blocked_s and wakes >= blocked_s / _GIL_WAKE_S:
+                blocked_s = 0.0  # waiting for the GIL while other threads ran
             end = current.start + wall_s
             others_queue_s = max(0.0, self._queued_between(current.start, end) - own_queue_s)
             held = cpu_s + max(0.0, blocked_s - others_queue_s) - gc_s

@@ -53,8 +53,9 @@ def test_three_people_play_a_round_and_the_log_replays(tmp_path):
     term.sendline("boat")
     term.expect(r"fall off the ship\? \[y/n\]")
     term.sendline("y")
+    term.expect("e.g. rat@9")
     term.expect("reached the table")
-    term.sendline("boat")
+    term.sendline("boat@5")  # RR13a: by the zone it left
     term.expect("cy caught")
     term.sendline("")
     term.expect("ann.* load onto zone 3, a hull quarter")
@@ -64,6 +65,8 @@ def test_three_people_play_a_round_and_the_log_replays(tmp_path):
     term.sendline("n")
     term.expect("Round 2")
     term.expect("Press Enter")
+    term.sendline("")
+    term.expect(r"ann, your card \(1 2 4 5 6 7 8 9 10\), unseen")  # her own used 3 (RR7)
     term.kill(signal.SIGINT)
     term.expect("Everything so far is in")
     term.expect(pexpect.EOF)
@@ -87,6 +90,7 @@ def test_three_people_play_a_round_and_the_log_replays(tmp_path):
     assert view["round"] == 2 and view["captain"] == "bob"
     assert view["ship"]["8"] == ["rat"] and view["ship"]["3"] == ["crate"]
     assert view["players"]["cy"]["supply"] == 8
+    assert json.loads(lines[7])["fallen"] == [{"item": "boat", "zone": 5}]
 
 
 def test_players_are_asked_for_when_not_given(tmp_path):

@@ -36,6 +36,14 @@ def choose(t: RiffRaffTable, now_ms=0, **values):
     return out
 
 
+def P(item: str, zone: int) -> dict:
+    """A piece as the game log names it (RR13a)."""
+    return {"item": item, "zone": zone}
+
+
+BARREL8, RAT5 = P("barrel", 8), P("rat", 5)
+
+
 def place(t, zone, item, now_ms, error_g=0.0):
     return t.on_ship_event({"type": "place", "zone": zone, "grams": W[item] + error_g}, now_ms)
 
@@ -81,7 +89,9 @@ def test_rr14_a_fall_in_the_window_is_the_active_players_and_ends_the_turn():
     t.on_ship_event({"type": "fall", "grams": W["rat"], "zones": [8]}, 2300)
     t.on_ship_event({"type": "land", "grams": W["rat"]}, 2400)
     out = t.on_timer(2300 + FALL_EPISODE_MS)
-    assert actions(out) == [{"type": "fall", "player": "bob", "fallen": ["rat"], "caught": []}]
+    assert actions(out) == [
+        {"type": "fall", "player": "bob", "fallen": [P("rat", 8)], "caught": []}
+    ]
     assert t.view["turn"] == "cy"
 
 
@@ -106,9 +116,7 @@ def test_rr12_rr13_the_mat_tells_fallen_from_caught():
     t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4300)
     t.on_ship_event({"type": "land", "grams": W["barrel"] + 0.2}, 4350)
     out = t.on_timer(4300 + FALL_EPISODE_MS)
-    assert actions(out) == [
-        {"type": "fall", "player": "cy", "fallen": ["barrel"], "caught": ["rat"]}
-    ]
+    assert actions(out) == [{"type": "fall", "player": "cy", "fallen": [BARREL8], "caught": [RAT5]}]
     view = t.view
     assert view["players"]["cy"]["items"]["barrel"] == 2  # RR13: fallen to cy's supply
     assert view["players"]["cy"]["items"]["rat"] == 1  # RR12: only the piece just loaded
@@ -118,9 +126,9 @@ def test_rr12_rr13_the_mat_tells_fallen_from_caught():
 @pytest.mark.parametrize(
     "mat_g, fallen, caught",
     [
-        (W["boat"], ["barrel", "rat"], []),  # more than fell: everything that fell is on it
-        (20_000.0, ["barrel", "rat"], []),  # a faulty mat cell
-        (W["barrel"] + W["boat"], ["barrel", "rat"], []),
+        (W["boat"], [BARREL8, RAT5], []),  # more than fell: everything that fell is on it
+        (20_000.0, [BARREL8, RAT5], []),  # a faulty mat cell
+        (W["barrel"] + W["boat"], [BARREL8, RAT5], []),
     ],
 )
 def test_rr12_rr13_a_mat_that_felt_what_fits_no_fallen_piece_names_only_fallen_ones(
@@ -144,7 +152,7 @@ def test_rr11_pieces_falling_one_after_another_are_one_fall():
     assert t.on_timer(4000 + FALL_EPISODE_MS) == []  # the second fall extended the episode
     out = t.on_timer(4500 + FALL_EPISODE_MS)
     assert actions(out) == [
-        {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
+        {"type": "fall", "player": "cy", "fallen": [BARREL8, RAT5], "caught": []}
     ]
 
 
@@ -153,7 +161,7 @@ def test_rr12_everything_caught_goes_to_the_box():
     barrel_then_rat(t)
     t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4000)
     out = t.on_timer(4000 + FALL_EPISODE_MS)
-    assert actions(out)[0]["caught"] == ["barrel", "rat"]
+    assert actions(out)[0]["caught"] == [BARREL8, RAT5]
     assert t.view["boxed"] == 2
 
 
@@ -163,9 +171,7 @@ def test_rr12_piezo_counts_landings():
     t.on_ship_event({"type": "fall", "grams": W["barrel"] + W["rat"], "zones": [5, 8]}, 4000)
     t.on_ship_event({"type": "land", "grams": None}, 4100)
     out = t.on_timer(4000 + FALL_EPISODE_MS)
-    assert actions(out) == [
-        {"type": "fall", "player": "cy", "fallen": ["barrel"], "caught": ["rat"]}
-    ]
+    assert actions(out) == [{"type": "fall", "player": "cy", "fallen": [BARREL8], "caught": [RAT5]}]
     assert [f["kind"] for f in kinds(out, fx.FLAG)] == ["which_fell"]  # a guess: people confirm
 
 
@@ -179,7 +185,7 @@ def test_rr14_a_fall_between_rounds_goes_to_who_played_last():
     t.on_ship_event({"type": "fall", "grams": W["barrel"], "zones": [8]}, 1000)
     t.on_ship_event({"type": "land", "grams": W["barrel"]}, 1100)
     out = t.on_timer(1000 + FALL_EPISODE_MS)
-    assert actions(out) == [{"type": "fall", "player": "ann", "fallen": ["barrel"], "caught": []}]
+    assert actions(out) == [{"type": "fall", "player": "ann", "fallen": [BARREL8], "caught": []}]
 
 
 def test_rr13_a_shift_is_not_a_fall():
@@ -188,7 +194,8 @@ def test_rr13_a_shift_is_not_a_fall():
     place(t, 8, "barrel", 100)
     t.on_ship_event({"type": "leaving", "grams": 6.0, "zones": [8]}, 500)
     out = t.on_ship_event({"type": "shift", "from": 8, "to": 3, "grams": 6.1}, 800)
-    assert actions(out) == []
+    assert actions(out) == [{"type": "shift", "item": "barrel", "from": 8, "to": 3}]
+    assert t.view["ship"]["3"] == ["barrel"] and t.view["turn"] == "bob"
     assert actions(t.on_timer(3100)) == [{"type": "end_turn", "player": "bob"}]
 
 
@@ -236,14 +243,21 @@ def test_an_ambiguous_weight_is_flagged_and_can_be_corrected():
     assert t.view["turn"] == "cy"
 
 
-def test_rr14_with_the_immediate_rule_a_later_fall_belongs_to_the_next_player():
+def test_rr14_with_the_immediate_rule_a_later_fall_is_the_previous_players_and_the_turn_goes_on():
     t = table(settle_s=0)
     choose(t, ann=3, bob=8, cy=5)
-    place(t, 8, "barrel", 100)  # bob's turn ends as the piece rests
-    t.on_ship_event({"type": "fall", "grams": W["barrel"], "zones": [8]}, 900)
+    place(t, 8, "barrel", 100)  # bob's turn ends as the piece rests: cy's opens at once
+    out = t.on_ship_event({"type": "fall", "grams": W["barrel"], "zones": [8]}, 900)
+    bob = leds.rgb(t.config.colour_of("bob"))
+    assert kinds(out, fx.LED)[-1] == {"cmd": "led", "show": "fall", "color": bob}
+    assert "after bob's turn" in kinds(out, fx.FEED)[-1]["text"]
     t.on_ship_event({"type": "land", "grams": W["barrel"]}, 950)
     out = t.on_timer(900 + FALL_EPISODE_MS)
-    assert actions(out) == [{"type": "fall", "player": "cy", "fallen": ["barrel"], "caught": []}]
+    assert actions(out) == [{"type": "fall", "player": "bob", "fallen": [BARREL8], "caught": []}]
+    view = t.view
+    assert view["turn"] == "cy" and view["players"]["bob"]["supply"] == 8
+    assert "cy's turn goes on" in kinds(out, fx.FEED)[0]["text"]
+    assert kinds(out, fx.LED)[-1] == leds.prompt(5, t.config.colour_of("cy"))
 
 
 def test_undo_takes_back_the_last_decision_with_a_reason():
@@ -317,7 +331,7 @@ def test_rr13_a_piece_that_bounced_off_the_mat_still_reached_the_table():
     t.on_ship_event({"type": "land", "grams": 0.0, "bounced": True}, 4150)
     out = t.on_timer(4000 + FALL_EPISODE_MS)
     assert actions(out) == [
-        {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
+        {"type": "fall", "player": "cy", "fallen": [BARREL8, RAT5], "caught": []}
     ]
 
 
@@ -338,7 +352,7 @@ def test_rr13_the_piezo_counts_a_bounce_beside_a_landing():
     t.on_ship_event({"type": "land", "grams": W["rat"], "bounced": False, "impacts": 2}, 4200)
     out = t.on_timer(4000 + FALL_EPISODE_MS)
     assert actions(out) == [
-        {"type": "fall", "player": "cy", "fallen": ["barrel", "rat"], "caught": []}
+        {"type": "fall", "player": "cy", "fallen": [BARREL8, RAT5], "caught": []}
     ]
 
 

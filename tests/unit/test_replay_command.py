@@ -153,3 +153,27 @@ def test_an_unknown_game_is_rejected(tmp_path, capsys):
 def test_a_missing_file_is_a_usage_error(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_rr13_rr13a_rr14_shifts_zone_named_falls_and_late_falls_replay(tmp_path, capsys):
+    lines = [
+        *ROUND,  # bob's barrel on zone 7; cy's turn (zone 5) open, nothing loaded
+        {"type": "shift", "item": "barrel", "from": 7, "to": 5},  # it slides down, stays
+        {"type": "fall", "player": "cy", "fallen": [{"item": "barrel", "zone": 5}]},
+        {"type": "fall", "player": "bob", "caught": [{"item": "barrel", "zone": 7}]},
+        {"type": "fall", "player": "bob", "caught": [{"item": "barrel", "zone": 5}]},
+        {"type": "load", "player": "cy", "zone": 5, "item": "rat"},
+    ]
+    status, state, errors = replay(tmp_path, lines, capsys)
+    assert status == 1
+    assert [e.split(":")[0] for e in errors] == ["line 8", "line 9"]
+    assert "goes to bob, whose turn ended last (RR14)" in errors[0]
+    assert "no barrel lies on zone 7" in errors[1]
+    # RR14: bob's, boxed; cy's turn went on and she loaded
+    assert state["boxed"] == 1 and state["turn"] == "cy" and state["ship"]["5"] == ["rat"]
+    assert state["players"]["bob"]["supply"] == 7 and state["players"]["cy"]["supply"] == 7
+    assert {p: i["played"] for p, i in state["players"].items()} == {
+        "ann": [3],
+        "bob": [7],
+        "cy": [5],
+    }

@@ -343,8 +343,8 @@ def test_rr14_cargo_falling_while_the_captain_decides_goes_to_who_played_last():
     cards(game, ann=9, bob=4, cy=4, dee=1)
     simple_turn(game, "ann", "boat")
     assert game.view()["phase"] == "decide"
-    view = do(game, "fall", player="ann", caught=["boat"])
-    assert view["players"]["ann"]["items"]["boat"] == 1  # RR12: only the piece just loaded
+    view = do(game, "fall", player="ann", fallen=["boat"])
+    assert view["players"]["ann"]["items"]["boat"] == 1  # RR13: back to her supply
     assert view["phase"] == "decide"
 
 

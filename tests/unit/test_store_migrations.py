@@ -11,12 +11,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
+from support.old_logs import OLD_LATE_FALL, replayed
 
 from bosun.store import InvalidEntry, Store, StoreError, database_url
 from bosun.store.models import metadata
 from bosun.store.store import MIGRATIONS, _sqlite_engine
 
-HEAD = "0002"
+HEAD = "0003"
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob"], "captain": "ann"}
 
 
@@ -76,8 +77,58 @@ def test_a_database_of_the_first_revision_is_upgraded_with_its_games_intact(tmp_
     with Store.open(str(url)) as store:
         assert store.schema_revision() == HEAD
         assert [g.game_id for g in store.unfinished_games()] == ["g-old"]
-        assert store.game_actions("g-old") == [SETUP]
+        assert store.game_actions("g-old") == [{**SETUP, "rules_edition": 1}]  # 0003
         assert store.append_trace("t1", "b1", [[1.0] + [0.0] * 10 + [None, None]], 6) == 1
+
+
+HARBOUR = {"type": "setup", "game": "montego-bay", "players": ["ann", "bob"], "seed": 1}
+
+
+def store_at(tmp_path, revision: str, games: dict[str, list[dict]]):
+    """A SQLite database migrated to `revision` only, holding `games` (id -> actions)."""
+    url = database_url(sqlite_url(tmp_path))
+    engine = _sqlite_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+    with engine.begin() as conn:
+        for game_id, actions in games.items():
+            conn.exec_driver_sql(
+                "INSERT INTO games (game_id, table_id, game, players, started_at_ms) "
+                "VALUES (?, 't1', ?, '[]', 5)",
+                (game_id, actions[0]["game"]),
+            )
+            for action in actions:
+                conn.exec_driver_sql(
+                    "INSERT INTO entries (table_id, game_id, kind, payload, at_ms) "
+                    "VALUES ('t1', ?, 'action', ?, 5)",
+                    (game_id, json.dumps(action)),
+                )
+    engine.dispose()
+    return str(url)
+
+
+def test_rr14_stored_riffraff_games_replay_to_the_result_they_had(tmp_path):
+    already = [{**OLD_LATE_FALL[0], "rules_edition": 2}, *OLD_LATE_FALL[1:4]]
+    url = store_at(tmp_path, "0002", {"g-old": OLD_LATE_FALL, "g-mb": [HARBOUR], "g-new": already})
+    # read under today's rules as it is stored, the old game no longer holds together
+    _, refused = replayed(OLD_LATE_FALL)
+    assert [r.line for r in refused] == [7, 8, 9]
+    with Store.open(url) as store:
+        assert store.schema_revision() == HEAD
+        actions = store.game_actions("g-old")
+        assert actions[0] == {**OLD_LATE_FALL[0], "rules_edition": 1}
+        assert actions[1:] == OLD_LATE_FALL[1:]  # nothing else in the log changed
+        assert store.game_actions("g-mb") == [HARBOUR]
+        assert store.game_actions("g-new") == already
+    view, refused = replayed(actions)
+    assert refused == []
+    # as decided then: the rat went to cy, whose turn ended; ann loaded, round 2 began
+    supplies = {p: info["supply"] for p, info in view["players"].items()}
+    assert supplies == {"ann": 7, "bob": 7, "cy": 9}
+    assert view["phase"] == "choose" and view["round"] == 2
 
 
 def test_a_database_from_a_newer_bosun_is_refused_clearly(tmp_path):

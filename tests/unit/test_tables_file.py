@@ -26,6 +26,12 @@ def test_a_good_file_loads(tmp_path):
     assert table.id == "window" and table.settle_s == 3
     assert table.player_names == ["ann", "bob"] and table.colour_of("bob") == "#2a9df4"
     assert table.table_sensor == "mat" and table.trace is True
+    assert table.own_catch == "back"  # RR12's default
+
+
+def test_rr12_a_table_may_box_every_caught_piece(tmp_path):
+    (table,) = load_tables(write(tmp_path, GOOD.replace("settle_s = 3", 'own_catch = "box"')))
+    assert table.own_catch == "box"
 
 
 @pytest.mark.parametrize(
@@ -40,6 +46,7 @@ def test_a_good_file_loads(tmp_path):
         (GOOD.replace('game = "riffraff"', 'game = "chess"'), "game"),
         (GOOD + 'captain = "zed"\n', "not seated"),
         (GOOD + "wheels = 4\n", "wheels"),
+        (GOOD.replace("settle_s = 3", 'own_catch = "keep"'), "own_catch"),
     ],
 )
 def test_a_bad_file_names_what_is_wrong(tmp_path, text, complaint):

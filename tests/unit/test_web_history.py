@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bosun.store import Entry
-from bosun.web.history import replay_game, sensor_moments
+from bosun.web.history import public_timeline, replay_game, sensor_moments
 from bosun.web.stats import compute_stats
 
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob", "cy"], "captain": "ann"}
@@ -52,13 +52,64 @@ def test_turns_follow_the_card_order_with_their_times_and_loads():
 
 def test_a_card_chosen_before_the_reveal_stays_hidden_in_a_running_game():
     actions = [*ROUND_ONE, card("bob", 7)]  # round 2: only bob has chosen (RR4)
-    running = replay_game(timed(*actions), running=True)
-    hidden = running.rounds[1]["cards"]
+    running = public_timeline(replay_game(timed(*actions)), running=True)
+    hidden = running["rounds"][1]["cards"]
     assert hidden == [{"at_ms": hidden[0]["at_ms"], "player": "bob", "value": None, "hidden": True}]
-    revealed = running.rounds[0]["cards"]
-    assert [c["value"] for c in revealed] == [9, 5, 3]  # RR4: revealed cards are public
-    finished = replay_game(timed(*actions), running=False)  # a finished game hides nothing
-    assert finished.rounds[1]["cards"][0]["value"] == 7
+    revealed = running["rounds"][0]["cards"]
+    assert [c["value"] for c in revealed] == [9, 5, 3]  # RR7: the last round's lie face up
+    assert (
+        public_timeline(replay_game(timed(*actions)), True, viewer="bob")["rounds"][1]["cards"][0][
+            "value"
+        ]
+        == 7
+    )  # his own
+    finished = public_timeline(replay_game(timed(*actions)), running=False)
+    assert finished["rounds"][1]["cards"][0]["value"] == 7  # a finished game hides nothing
+
+
+ROUND_TWO = [card("ann", 4), card("bob", 8), card("cy", 2)]
+
+
+def test_rr7_a_running_games_timeline_shows_only_the_last_revealed_rounds_cards():
+    actions = [*ROUND_ONE, *ROUND_TWO, load("bob", 8, "crate")]
+    replayed = replay_game(timed(*actions))
+    timeline = public_timeline(replayed, running=True)
+    first, second = timeline["rounds"]
+    assert [c["value"] for c in first["cards"]] == [None, None, None]  # face down (RR7)
+    assert [c["value"] for c in second["cards"]] == [4, 8, 2]
+    earlier = [t for t in timeline["turns"] if t["round"] == 1]
+    # RR8: a turn's zone is its card, so neither is shown for an earlier round
+    assert {(t["card"], t["zone"]) for t in earlier} == {(None, None)}
+    assert {load["zone"] for t in earlier for load in t["loads"]} == {None}
+    (bob,) = [t for t in timeline["turns"] if t["round"] == 2]
+    assert (bob["card"], bob["zone"], bob["loads"][0]["zone"]) == (8, 8, 8)
+    # each player still sees their own cards of the cycle
+    ann = public_timeline(replayed, running=True, viewer="ann")
+    assert [c["value"] for c in ann["rounds"][0]["cards"]] == [9, None, None]
+    assert [t["zone"] for t in ann["turns"] if t["round"] == 1] == [9, None, None]
+    # once the game is over everything is public again
+    over = public_timeline(replayed, running=False)
+    assert [c["value"] for c in over["rounds"][0]["cards"]] == [9, 5, 3]
+    # the replay itself kept every card: only the filter hides them
+    assert [c["value"] for c in replayed.rounds[0]["cards"]] == [9, 5, 3]
+
+
+def test_rr14_a_late_fall_belongs_to_the_turn_of_the_player_it_fell_to():
+    late = {"type": "fall", "player": "ann", "fallen": [{"item": "barrel", "zone": 9}]}
+    actions = [*ROUND_ONE[:6], late, *ROUND_ONE[6:]]  # after ann's turn, in bob's
+    replayed = replay_game(timed(*actions))
+    (fall,) = replayed.falls
+    assert fall["late"] and fall["fallen"] == ["barrel"] and fall["zones"] == {"9": ["barrel"]}
+    ann, bob, _ = replayed.turns
+    assert ann.falls == [fall] and bob.falls == []
+    assert bob.loads[0]["item"] == "rat" and bob.end_ms is not None  # his turn went on
+
+
+def test_a_shift_is_a_line_of_the_timeline():
+    shift = {"type": "shift", "item": "barrel", "from": 9, "to": 7}
+    replayed = replay_game(timed(*ROUND_ONE, shift))
+    assert replayed.events[-1]["text"] == "a barrel moved from zone 9 to zone 7"
+    assert replayed.view["ship"]["7"] == ["barrel"]
 
 
 def test_a_fall_is_counted_on_the_zones_it_left_and_belongs_to_the_turn():
@@ -99,7 +150,8 @@ def test_a_load_window_is_centred_on_the_place_event_it_was_decided_from():
     typed = Entry(  # bob's load came from a person's answer, not from the ship
         id=11, table_id="t1", game_id="g", kind="input", payload={}, boot=None, seq=None, at_ms=7000
     )
-    moments = sensor_moments(replayed, [place, typed])
+    turns = public_timeline(replayed, running=False)["turns"]
+    moments = sensor_moments(turns, replayed.falls, [place, typed])
     assert len(moments) == 1
     ann = moments[0]
     assert (ann["player"], ann["boot"], ann["t_ms"], ann["zones"]) == ("ann", "b1", 12_345.0, [9])
@@ -136,3 +188,22 @@ def test_stats_count_falls_by_zone_and_item_and_win_rates_of_finished_games():
     # every ended turn counts: 3 per game in round 1, and bob's turn ended by his fall
     assert stats["turn_time"]["turns"] == 3 + 4 + 3
     assert stats["turn_time"]["mean_ms"] > 0
+
+
+def test_mb6_a_montego_bay_timeline_hides_cards_not_yet_revealed_while_it_runs():
+    from bosun.games.match import Match
+
+    match = Match()
+    match.submit({"type": "setup", "game": "montego-bay", "players": ["ann", "bob"], "seed": 3})
+    for player in ("ann", "bob"):
+        match.submit({"type": "hire", "player": player, "worker": None})
+    match.submit({"type": "cards", "player": "ann", "big": 3, "little": 4})
+    lines = [{"player": "ann", "value": {"big": 3, "little": 4}}]
+    timeline = {"rounds": [{"round": 1, "cards": lines}], "turns": []}
+    running = match.game.timeline_view(match.state, timeline, running=True)
+    assert running["rounds"][0]["cards"] == [{"player": "ann", "value": None, "hidden": True}]
+    own = match.game.timeline_view(match.state, timeline, running=True, viewer="ann")
+    assert own["rounds"][0]["cards"][0]["value"] == {"big": 3, "little": 4}
+    over = match.game.timeline_view(match.state, timeline, running=False)
+    assert over["rounds"][0]["cards"][0]["value"] == {"big": 3, "little": 4}
+    assert timeline["rounds"][0]["cards"] == lines  # the filter copies, never edits

@@ -82,6 +82,14 @@ def _zone_name(zone: int) -> str:
     return f"zone {zone}, on the {yard} yard"
 
 
+def _piece(word: str) -> str | dict[str, Any]:
+    """`rat@9` as the game log names that piece (RR13a); a bare `rat` as it is."""
+    item, at, zone = word.partition("@")
+    if at and zone.isdigit():
+        return {"item": item, "zone": int(zone)}
+    return word
+
+
 def draw_ship(ship: dict[str, list[str]]) -> str:
     """The ship as text: three yards above the hull, each zone with its cargo."""
 
@@ -174,7 +182,8 @@ class TerminalReferee:
             self.record_fall(view["last_turn"])
             return
         for player in view["players"]:
-            remaining = [str(v) for v in range(1, 11) if v not in view["players"][player]["played"]]
+            played = self.match.view(player)["players"][player]["played"]  # RR7: their own
+            remaining = [str(v) for v in range(1, 11) if v not in played]
             while True:
                 answer = self.ask_secret(f"{player}, your card ({' '.join(remaining)}), unseen: ")
                 value = int(answer) if answer.strip().isdigit() else answer.strip()
@@ -230,14 +239,15 @@ class TerminalReferee:
 
     def record_fall(self, player: str) -> None:
         """RR11-RR13: which pieces reached the table and which the player caught."""
+        self.say("Name each piece by its kind and the zone it left, e.g. rat@9 (RR13a).")
         while True:
             fallen = self.ask("Pieces that reached the table (space-separated, Enter for none): ")
             caught = self.ask(f"Pieces {player} caught (space-separated, Enter for none): ")
             action = {
                 "type": "fall",
                 "player": player,
-                "fallen": fallen.lower().split(),
-                "caught": caught.lower().split(),
+                "fallen": [_piece(word) for word in fallen.lower().split()],
+                "caught": [_piece(word) for word in caught.lower().split()],
             }
             if self.submit(action):
                 return

@@ -127,7 +127,10 @@ class VirtualTablePlayers(TableBots):
             key = ("card", state["round"], player)
             if player in self.humans or info["chosen"] or key in self._asked:
                 continue
-            unused = [v for v in range(1, 11) if v not in info["played"]]
+            # RR7: the public state shows only the last round's card; the seat sees its own
+            own = await self._get(f"/api/seat/{self._seats[player]}")
+            played = own["state"]["players"][player]["played"]
+            unused = [v for v in range(1, 11) if v not in played]
             await self._ask_once(key, player, {"type": "card", "value": self.rng.choice(unused)})
 
     async def _decide(self, state: dict[str, Any]) -> None:
@@ -238,8 +241,13 @@ class VirtualTablePlayers(TableBots):
                 tally.falls += 1
                 tally.caught += len(action["caught"])
                 truth = self._expected_falls.pop(0)[1] if self._expected_falls else None
-                decided = {"fallen": sorted(action["fallen"]), "caught": sorted(action["caught"])}
+                decided = {key: sorted(_kinds(action[key])) for key in ("fallen", "caught")}
                 if truth != decided:
                     tally.mismatches.append({"kind": "fall", "truth": truth, "referee": decided})
             elif kind == "undo":
                 tally.mismatches.append({"kind": "undo", "referee": action})
+
+
+def _kinds(pieces: list) -> list[str]:
+    """The kinds of a fall's pieces, named {"item", "zone"} (RR13a) or by kind alone."""
+    return [p["item"] if isinstance(p, dict) else p for p in pieces]

@@ -48,6 +48,12 @@ class Game(Protocol[State]):
     def public_action(self, action: Mapping[str, Any]) -> dict[str, Any]:
         """An action as it may be published while the game goes on (secrets left out)."""
 
+    def timeline_view(
+        self, state: State, timeline: dict[str, Any], running: bool, viewer: str | None = None
+    ) -> dict[str, Any]:
+        """A game's timeline (rounds, turns, from the history's replay up to `state`) as
+        `viewer` may see it: the game's one secret filter, beside `view`."""
+
     def players(self, state: State) -> list[str]:
         """Seats in setup order."""
 
@@ -64,9 +70,10 @@ def plural(n: int, word: str) -> str:
 class EngineBase:
     """What every turn-based engine shares: validate, refuse after the end, copy, dispatch.
 
-    A subclass sets `name`, `actions` (action type -> pydantic TypeAdapter) and
-    `build_view`, and handles each action type in `_apply_<type>(state, action)`, changing
-    the copy it is given. Its state has `players`, `phase` ("over" at the end) and `winners`.
+    A subclass sets `name`, `actions` (action type -> pydantic TypeAdapter), `build_view`
+    and `build_timeline` (its view module's secret filters), and handles each action type in
+    `_apply_<type>(state, action)`, changing the copy it is given. Its state has `players`,
+    `phase` ("over" at the end) and `winners`.
     """
 
     name: str
@@ -74,6 +81,12 @@ class EngineBase:
 
     @staticmethod
     def build_view(state: Any, viewer: str | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def build_timeline(
+        state: Any, timeline: dict[str, Any], running: bool, viewer: str | None
+    ) -> dict[str, Any]:
         raise NotImplementedError
 
     def apply(self, state: Any, action: Mapping[str, Any]) -> Any:
@@ -99,6 +112,11 @@ class EngineBase:
 
     def view(self, state: Any, viewer: str | None = None) -> dict[str, Any]:
         return self.build_view(state, viewer)
+
+    def timeline_view(
+        self, state: Any, timeline: dict[str, Any], running: bool, viewer: str | None = None
+    ) -> dict[str, Any]:
+        return self.build_timeline(state, timeline, running, viewer)
 
     def players(self, state: Any) -> list[str]:
         return list(state.players)

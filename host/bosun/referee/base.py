@@ -31,9 +31,13 @@ class Flag:
     text: str
     options: list[str]
     data: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] | None = None  # public, for a page that corrects the decision
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "options": list(self.options)}
+        out = {"id": self.id, "kind": self.kind, "text": self.text, "options": list(self.options)}
+        if self.detail is not None:
+            out["detail"] = self.detail
+        return out
 
 
 def _sensor_name(event: dict[str, Any]) -> str:
@@ -133,13 +137,22 @@ class TableReferee:
         option = request.get("option")
         if option not in flag.options:
             raise Rejected(f"answer one of: {', '.join(flag.options)}")
-        out = self.resolve_flag(flag, option, seat, now_ms)  # may raise: the flag stays open
+        if option == "correct":  # the answer carries the correction itself
+            out = self.correct_flag(flag, request, seat, now_ms)  # may raise: it stays open
+        else:
+            out = self.resolve_flag(flag, option, seat, now_ms)  # may raise: it stays open
         del self.flags[flag.id]
         return [Effect(fx.FLAG_CLOSED, {"id": flag.id, "option": option, "by": seat}), *out]
 
     def resolve_flag(self, flag: Flag, option: str, seat: str, now_ms: int) -> list[Effect]:
         """What answering `flag` with `option` does (nothing, by default)."""
         return []
+
+    def correct_flag(
+        self, flag: Flag, request: dict[str, Any], seat: str, now_ms: int
+    ) -> list[Effect]:
+        """Answering `flag` with "correct": the request says what really happened."""
+        raise Rejected("this question takes no correction")
 
     def _undo(self, seat: str, request: dict[str, Any]) -> list[Effect]:
         reason = request.get("reason")
@@ -161,18 +174,20 @@ class TableReferee:
     def undone(self) -> None:
         """The game went back a step: forget timers that belonged to the step undone."""
 
-    def rewrite(self, seat: str, index: int, corrected: dict, reason: str) -> list[Effect]:
-        """Replace the action at `index`: undo back to it, then redo with the correction."""
+    def rewrite(self, seat: str, index: int, corrected: dict | None, reason: str) -> list[Effect]:
+        """Replace the action at `index` (None: take it out): undo back to it, then redo with
+        the correction."""
         later = self.match.log[index + 1 :]
+        redo = [corrected, *later] if corrected is not None else later
         before = self.match
         try:
-            self._replay([*self.match.log[:index], corrected, *later])
+            self._replay([*self.match.log[:index], *redo])
         except Rejected as why:
             self.match = before
             raise Rejected(f"that correction does not fit what happened since: {why}") from None
         undone = list(reversed(before.log[index:]))
         out = [Effect(fx.UNDO, {"action": a, "reason": reason, "by": seat}) for a in undone]
-        out += [Effect(fx.ACTION, a) for a in [corrected, *later]]
+        out += [Effect(fx.ACTION, a) for a in redo]
         out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
         return out + self.prompt()
 
@@ -217,8 +232,15 @@ class TableReferee:
             ]
         return [Effect(fx.ACTION, action)]
 
-    def flag(self, kind: str, text: str, options: list[str], data: dict[str, Any]) -> Effect:
-        flag = Flag(id=str(self._next_flag), kind=kind, text=text, options=options, data=data)
+    def flag(
+        self,
+        kind: str,
+        text: str,
+        options: list[str],
+        data: dict[str, Any],
+        detail: dict[str, Any] | None = None,
+    ) -> Effect:
+        flag = Flag(str(self._next_flag), kind, text, options, data, detail)
         self._next_flag += 1
         self.flags[flag.id] = flag
         return Effect(fx.FLAG, flag.public())

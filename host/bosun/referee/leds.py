@@ -26,8 +26,13 @@ def countdown(zone: int, colour: str, seconds: float) -> dict[str, Any]:
     }
 
 
-def fall() -> dict[str, Any]:
-    return {"cmd": "led", "show": "fall"}
+def fall(colour: str | None = None) -> dict[str, Any]:
+    """The whole ship flashes: cargo is falling. In a player's colour for a late fall (RR14):
+    it is theirs, not the open turn's."""
+    command: dict[str, Any] = {"cmd": "led", "show": "fall"}
+    if colour is not None:
+        command["color"] = rgb(colour)
+    return command
 
 
 def winner(colour: str) -> dict[str, Any]:

@@ -8,25 +8,36 @@ stored inputs rebuilds exactly the same referee after a crash.
   active player's supply (RR8); elsewhere, or outside a turn, it is flagged (RR10);
 - a `leaving` flashes the ship at once and holds the settle window;
 - a confirmed `fall` opens a short episode that gathers cascading falls and what lands on the
-  table; it then becomes one `fall` action: the pieces named by weight among those aboard,
-  fallen (landed) told from caught (never landed) by the table sensor (RR11-RR13);
+  table; it then becomes one `fall` action: each piece named by the zone it left and its kind
+  (RR13a, `riffraff_falls`), fallen (landed) told from caught (never landed) by the table
+  sensor (RR11-RR13). It is the active player's, or the previous player's when no turn is
+  open or the open turn's player has loaded nothing yet (RR14: that turn goes on);
+- a `shift` (a piece dropped or slid onto another zone and stayed aboard) moves that piece in
+  the game (RR13);
 - the settle window (RR14) is counted down on the LEDs, then the turn ends.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
+from bosun.games import Rejected
 from bosun.games.riffraff import ITEMS
+from bosun.games.riffraff.pieces import piece_refs
 from bosun.referee import effects as fx
 from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
+from bosun.referee.riffraff_falls import (
+    FallEpisode,
+    describe_fall,
+    describe_pieces,
+    fall_action,
+    name_pieces,
+    split_landed,
+)
 from bosun.tables import TableConfig
-from shipsense.items import name_fall, name_place
+from shipsense.items import name_place
 from shipsense.pieces import ITEM_GRAMS
 
 # Pieces from the top yard reach the table ~250 ms after leaving; the detector confirms a fall
@@ -36,24 +47,7 @@ from shipsense.pieces import ITEM_GRAMS
 FALL_EPISODE_MS = 1600
 # A `leaving` is always followed by a fall or a shift; if neither came, stop holding the turn.
 LEAVING_HOLD_MS = 2500
-# Below this the mat felt nothing worth naming (its noise is a few tenths of a gram).
-MAT_FELT_G = 0.5
-
-
-@dataclass
-class FallEpisode:
-    """Everything that left the ship and reached the table in one tumble."""
-
-    player: str | None
-    started_ms: int
-    deadline_ms: int
-    left_g: float = 0.0
-    zones: set[int] = field(default_factory=set)
-    landed_g: float = 0.0
-    impacts: int = 0  # land events heard
-    bounces: int = 0  # land events that say a piece bounced off the mat
-    struck: int | None = None  # pieces the piezo felt hit the table, when it reports them
-    events: list[dict[str, Any]] = field(default_factory=list)
+MAX_CORRECTED_PIECES = 16
 
 
 class RiffRaffTable(TableReferee):
@@ -67,12 +61,14 @@ class RiffRaffTable(TableReferee):
         if captain is None:
             captain = config.captain if config.captain in players else players[0]
         settle_s = options.get("settle_s")
+        own_catch = options.get("own_catch")  # RR12: the table's unless the new game says
         return {
             "type": "setup",
             "game": "riffraff",
             "players": players,
             "captain": captain,
             "settle_s": config.settle_s if settle_s is None else settle_s,
+            "own_catch": config.own_catch if own_catch is None else own_catch,
         }
 
     def __init__(self, config: TableConfig, setup: dict[str, Any]) -> None:
@@ -130,8 +126,8 @@ class RiffRaffTable(TableReferee):
         player, target = view["turn"], view["target_zone"]
         if zone != target:
             text = (
-                f"{player} placed {grams:.1f} g on zone {zone}, but their card is {target} "
-                f"(RR10). Count it as loaded on zone {target}, or take it off?"
+                f"{player} placed {grams:.1f} g on zone {zone}, not on the zone of their card "
+                "(RR10). Count it as their load, or take it off?"
             )
             data = {"zone": zone, "grams": grams, "player": player}
             return [self.flag("wrong_zone", text, ["count", "removed"], data)]
@@ -146,12 +142,13 @@ class RiffRaffTable(TableReferee):
         out = self.submit({"type": "load", "player": player, "zone": zone, "item": item})
         if not any(e.kind == fx.ACTION for e in out):
             return out
-        out.append(feed(f"{player} loaded a {item} ({grams:.1f} g) on zone {zone}", rule="RR8"))
+        # No zone in the line: the zone is the card (RR8), face down after the round (RR7)
+        out.append(feed(f"{player} loaded a {item} ({grams:.1f} g)", rule="RR8"))
         if ambiguous:
             out.append(
                 self.flag(
                     "which_item",
-                    f"{grams:.1f} g on zone {zone}: the referee says {item}"
+                    f"{player} loaded {grams:.1f} g: the referee says {item}"
                     + (f", but it could be {' or '.join(others)}" if others else "")
                     + ". Confirm or correct.",
                     ["confirm", *others],
@@ -167,19 +164,57 @@ class RiffRaffTable(TableReferee):
         self.leaving_since_ms = now_ms
         grams = float(event.get("grams", 0.0))
         return [
-            *self.led(leds.fall(), force=True),
+            *self.led(self._fall_flash(), force=True),
             feed(f"{grams:.1f} g leaving the ship", level="warning"),
         ]
 
+    def _fall_flash(self) -> dict[str, Any]:
+        """The LEDs' fall flash: in the previous player's colour when it would be a late fall
+        (RR14: theirs, and the open turn goes on)."""
+        view = self.view
+        if view["fall_ends_turn"] or view["falls_to"] is None:
+            return leds.fall()
+        return leds.fall(self.config.colour_of(view["falls_to"]))
+
     def _ship_shift(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        """RR13: a piece dropped or slid onto another zone and stayed aboard; the game moves
+        exactly that piece (named among the game's pieces on the zone it left)."""
         self.leaving_since_ms = None
-        out = [
-            feed(
-                f"{float(event.get('grams', 0.0)):.1f} g moved from zone {event.get('from')} to "
-                f"zone {event.get('to')} and stayed aboard: not a fall",
-                rule="RR13",
+        start, end = event["from"], event["to"]
+        grams = float(event.get("grams", 0.0))
+        here = self.view["ship"][str(start)]
+        out: list[Effect] = []
+        if not here or start == end:
+            text = (
+                f"{grams:.1f} g moved from zone {start} to zone {end}, but the game has nothing "
+                f"on zone {start}: check the ship against the table view"
             )
-        ]
+            out.append(self.flag("unknown_shift", text, ["acknowledge"], {"event": event}))
+            return out + self.prompt(force=True, now_ms=now_ms)
+        hint = event.get("item")
+        if hint in here:
+            item, ambiguous, others = hint, False, []
+        else:
+            kinds = {k: self.item_grams[k] for k in set(here)}
+            item, ambiguous, others = name_place(grams, kinds)
+        out += self.submit({"type": "shift", "item": item, "from": start, "to": end})
+        if any(e.kind == fx.ACTION for e in out):
+            out.append(
+                feed(
+                    f"a {item} ({grams:.1f} g) moved from zone {start} to zone {end} and stayed "
+                    "aboard: not a fall",
+                    rule="RR13",
+                )
+            )
+            if ambiguous:
+                text = (
+                    f"{grams:.1f} g moved from zone {start} to zone {end}: the referee says a "
+                    f"{item}"
+                    + (f", but it could be {' or '.join(others)}" if others else "")
+                    + ". Confirm or correct."
+                )
+                data = {"index": len(self.match.log) - 1, "item": item}
+                out.append(self.flag("which_item", text, ["confirm", *others], data))
         return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_fall(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
@@ -187,23 +222,28 @@ class RiffRaffTable(TableReferee):
         if self._absorbs_removal(event):
             return [feed(f"{float(event.get('grams', 0.0)):.1f} g taken off by hand, as agreed")]
         view = self.view
-        player = view["turn"] if view["phase"] == "turn" else view["last_turn"]
         if self.episode is None:
-            self.episode = FallEpisode(player=player, started_ms=now_ms, deadline_ms=now_ms)
-            self.settle_deadline_ms = None
+            late = not view["fall_ends_turn"]
+            self.episode = FallEpisode(
+                player=view["falls_to"], started_ms=now_ms, deadline_ms=now_ms, late=late
+            )
+            if not late:
+                self.settle_deadline_ms = None  # RR11: the fall ends the turn
         episode = self.episode
         episode.deadline_ms = now_ms + FALL_EPISODE_MS
         episode.left_g += float(event.get("grams", 0.0))
         episode.zones.update(int(z) for z in event.get("zones", []) if isinstance(z, int))
         episode.events.append(event)
-        return [
-            *self.led(leds.fall()),
-            feed(
-                f"{float(event.get('grams', 0.0)):.1f} g fell off the ship",
-                level="warning",
-                rule="RR11",
-            ),
-        ]
+        grams = float(event.get("grams", 0.0))
+        zones = sorted(int(z) for z in event.get("zones", []) if isinstance(z, int))
+        where = f" from zone{'s' if len(zones) > 1 else ''} {', '.join(map(str, zones))}"
+        if episode.late and episode.player is not None:
+            # RR14: it is the previous player's; the LEDs flash in their colour
+            text = f"{grams:.1f} g fell off the ship{where if zones else ''} after "
+            text += f"{episode.player}'s turn: theirs"
+            return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR14")]
+        text = f"{grams:.1f} g fell off the ship{where if zones else ''}"
+        return [*self.led(self._fall_flash()), feed(text, level="warning", rule="RR11")]
 
     def _ship_land(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         grams = event.get("grams")
@@ -275,93 +315,83 @@ class RiffRaffTable(TableReferee):
 
     def _settle_fall(self, now_ms: int) -> list[Effect]:
         episode, self.episode = self.episode, None
+        out = self._unrested_load(episode)
         view = self.view
-        player = view["turn"] if view["phase"] == "turn" else view["last_turn"]
+        player = view["falls_to"]
         if player is None:
-            return [feed("weight left the ship before anyone loaded: ignored", "warning")]
-        pieces, ambiguous, _ = name_fall(
-            episode.left_g, self.item_grams, aboard_counts=self._aboard_counts(episode.zones)
-        )
-        fallen, caught, how = self._split_landed(pieces, episode)
-        action = {"type": "fall", "player": player, "fallen": fallen, "caught": caught}
-        out = self.submit(action)
-        if any(e.kind == fx.ACTION for e in out):
-            out.append(feed(self._describe_fall(player, fallen, caught, how), rule="RR12"))
-            if ambiguous or how == "guessed":
-                out.append(
-                    self.flag(
-                        "which_fell",
-                        f"{episode.left_g:.1f} g left the ship: the referee says "
-                        f"{self._describe_fall(player, fallen, caught, how)}. Confirm, or undo and "
-                        "correct it.",
-                        ["confirm"],
-                        {"action": action},
-                    )
-                )
-            out += self._after_turn_change()
+            out.append(feed("weight left the ship before anyone loaded: ignored", "warning"))
+        else:
+            out += self._decide_fall(player, episode)
         for event in self.held_events:
             out += self.on_ship_event(event, now_ms)
         self.held_events = []
         return out
 
-    def _aboard_counts(self, zones: set[int]) -> dict[str, int]:
-        """Pieces aboard by item; only those on the zones that lost weight, when known."""
-        ship = self.view["ship"]
-        chosen = [z for z in range(1, 11) if z in zones and ship[str(z)]] or range(1, 11)
-        return dict(Counter(item for z in chosen for item in ship[str(z)]))
+    def _unrested_load(self, episode: FallEpisode) -> list[Effect]:
+        """A piece that fell from the open turn's zone as it was let go, before it ever came
+        to rest (no `place`): the zone is empty in the game, so it was the active player's.
+        It is their load, and then their fall (RR8, RR11), not the previous player's."""
+        view = self.view
+        target = view["target_zone"]
+        if view["phase"] != "turn" or view["pieces_loaded"] or target not in episode.zones:
+            return []
+        if view["ship"][str(target)]:
+            return []  # a piece the game has there may have toppled late (RR14)
+        grams = [
+            float(piece["grams"])
+            for event in episode.events
+            for piece in (event.get("pieces") or [])
+            if isinstance(piece, dict)
+            and piece.get("zone") == target
+            and isinstance(piece.get("grams"), (int, float))
+        ]
+        if not grams and episode.zones == {target}:
+            grams = [episode.left_g]
+        supply = view["players"][view["turn"]]["items"]
+        candidates = {item: self.item_grams[item] for item in ITEMS if supply[item] > 0}
+        if not grams or not candidates:
+            return []
+        item, _, _ = name_place(grams[0], candidates)
+        load = {"type": "load", "player": view["turn"], "zone": target, "item": item}
+        out = self.submit(load)
+        if any(e.kind == fx.ACTION for e in out):
+            text = f"{view['turn']}'s {item} fell as it was let go, before it came to rest"
+            out.append(feed(text, level="warning", rule="RR11"))
+        return out
 
-    def _on_the_mat(self, pieces: list[str], landed_g: float) -> list[str]:
-        """Which of the fallen pieces lie on the mat that felt `landed_g`. Only they can: when
-        the mat's grams fit no set of them (a hand on the mat, a faulty cell), the set
-        nearest to what it felt."""
-        stayed, _, _ = name_fall(landed_g, self.item_grams, aboard_counts=Counter(pieces))
-        if not Counter(stayed) - Counter(pieces):
-            return stayed
-        weights = {
-            subset: abs(sum(self.item_grams[i] for i in subset) - landed_g)
-            for size in range(len(pieces) + 1)
-            for subset in combinations(sorted(pieces), size)
-        }
-        return list(min(weights, key=weights.get))
-
-    def _split_landed(
-        self, pieces: list[str], episode: FallEpisode
-    ) -> tuple[list[str], list[str], str]:
-        """Fallen (reached the table) versus caught (never landed), by what the table felt."""
-        sensor = self.config.table_sensor
-        if sensor in ("mat", "both"):
-            stayed: list[str] = []
-            if episode.landed_g > MAT_FELT_G:
-                stayed = self._on_the_mat(pieces, episode.landed_g)
-            rest = list(pieces)
-            for item in stayed:
-                rest.remove(item)
-            # Pieces that struck the table but are not on the mat bounced off it: the piezo
-            # counts strikes, the mat only says "something bounced". Which of the rest
-            # bounced is not known from weight: the heaviest first, and people confirm.
-            bounced_count = episode.bounces
-            if episode.struck is not None:
-                bounced_count = max(bounced_count, episode.struck - len(stayed))
-            rest.sort(key=lambda i: -self.item_grams[i])
-            bounced, caught = rest[:bounced_count], rest[bounced_count:]
-            guessed = bool(bounced) and bool(caught)
-            return sorted(stayed + bounced), sorted(caught), "guessed" if guessed else "weighed"
-        if sensor == "piezo":
-            if episode.impacts == 0:
-                return [], list(pieces), "heard"
-            if episode.impacts >= len(pieces):
-                return list(pieces), [], "heard"
-            heaviest = sorted(pieces, key=lambda i: -self.item_grams[i])
-            return heaviest[: episode.impacts], heaviest[episode.impacts :], "guessed"
-        return list(pieces), [], "guessed"
-
-    def _describe_fall(self, player: str, fallen: list[str], caught: list[str], how: str) -> str:
-        parts = []
-        if fallen:
-            parts.append(f"{', '.join(fallen)} reached the table (to {player}'s supply)")
-        if caught:
-            parts.append(f"{player} caught {', '.join(caught)}")
-        return "; ".join(parts) or "nothing identified"
+    def _decide_fall(self, player: str, episode: FallEpisode) -> list[Effect]:
+        view = self.view
+        late = not view["fall_ends_turn"]
+        pieces, ambiguous = name_pieces(episode, view["ship"], self.item_grams)
+        fallen, caught, how = split_landed(
+            pieces, episode, self.config.table_sensor, self.item_grams
+        )
+        action = fall_action(player, fallen, caught)
+        boxed_before = view["boxed"]
+        out = self.submit(action)
+        if not any(e.kind == fx.ACTION for e in out):
+            return out
+        after = self.view
+        open_turn = after["turn"] if late else None
+        text = describe_fall(action, after["boxed"] - boxed_before, late, open_turn)
+        out.append(feed(text, rule="RR14" if late else "RR12"))
+        if ambiguous or how == "guessed":
+            index = len(self.match.log) - 1
+            out.append(
+                self.flag(
+                    "which_fell",
+                    f"{episode.left_g:.1f} g left the ship: the referee says {text}. Confirm, or "
+                    "correct it piece by piece.",
+                    ["confirm", "correct"],
+                    {"index": index, "action": action},
+                    detail={
+                        "fallen": action["fallen"],
+                        "caught": action["caught"],
+                        "aboard": after["ship"],
+                    },
+                )
+            )
+        return out + self._after_turn_change()
 
     # -- player inputs -------------------------------------------------------------------
 
@@ -385,13 +415,44 @@ class RiffRaffTable(TableReferee):
         elif flag.kind in ("wrong_zone", "stray") and option == "removed":
             self.expected_removals.append({"zone": flag.data["zone"], "grams": flag.data["grams"]})
         elif flag.kind == "which_item" and option != "confirm":
-            return self._correct_last_load(seat, flag, option)
+            return self._correct_item(seat, flag, option)
         return []
 
-    def _correct_last_load(self, seat: str, flag: Flag, item: str) -> list[Effect]:
+    def _correct_item(self, seat: str, flag: Flag, item: str) -> list[Effect]:
+        """A load (or a shift) named the wrong kind of piece: the log is rewritten."""
         index = flag.data["index"]
         corrected = {**self.match.log[index], "item": item}
         return self.rewrite(seat, index, corrected, f"it was a {item}, not a {flag.data['item']}")
+
+    def correct_flag(
+        self, flag: Flag, request: dict[str, Any], seat: str, now_ms: int
+    ) -> list[Effect]:
+        """A fall the referee was unsure of, corrected piece by piece with zones (RR13a): the
+        pieces that reached the table and those caught; none at all: nothing fell."""
+        if flag.kind != "which_fell":
+            raise Rejected("this question takes no correction")
+        fallen = self._corrected_pieces(request, "fallen")
+        caught = self._corrected_pieces(request, "caught")
+        index, action = flag.data["index"], flag.data["action"]
+        if index >= len(self.match.log) or self.match.log[index] != action:
+            raise Rejected("that fall has been undone or corrected since")
+        if not fallen and not caught:
+            return self.rewrite(seat, index, None, "nothing fell off the ship")
+        corrected = {**action, "fallen": fallen, "caught": caught}
+        parts = [f"{describe_pieces(fallen)} reached the table"] if fallen else []
+        parts += [f"{describe_pieces(caught)} caught"] if caught else []
+        return self.rewrite(seat, index, corrected, f"{'; '.join(parts)}")
+
+    @staticmethod
+    def _corrected_pieces(request: dict[str, Any], field: str) -> list[dict[str, Any]]:
+        pieces = request.get(field, [])
+        if not isinstance(pieces, list) or len(pieces) > MAX_CORRECTED_PIECES:
+            raise Rejected(f"{field} must be a list of at most {MAX_CORRECTED_PIECES} pieces")
+        refs = piece_refs(pieces, field)
+        for ref in refs:
+            if ref.zone is None:
+                raise Rejected(f"{ref.where}: name the zone it left, e.g. {{item, zone}}")
+        return [{"item": ref.item, "zone": ref.zone} for ref in refs]
 
     # -- ship status ---------------------------------------------------------------------
 

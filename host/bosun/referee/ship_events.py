@@ -38,9 +38,22 @@ class _Place(_Event):
     grams: Grams
 
 
+ItemName = Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class _FallenPiece(BaseModel):
+    """One piece of a fall, with the zone it left (the detector's `pieces`, RR13a)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    zone: Zone
+    grams: Grams
+    item: ItemName | None = None
+
+
 class _Fall(_Event):
     grams: Grams
     zones: list[Zone] = Field(default_factory=list, max_length=10)
+    pieces: list[_FallenPiece] | None = Field(default=None, max_length=8)
 
 
 class _Shift(_Event):
@@ -48,6 +61,7 @@ class _Shift(_Event):
     from_zone: Zone = Field(alias="from")
     to_zone: Zone = Field(alias="to")
     grams: Grams
+    item: ItemName | None = None
 
 
 class _Land(_Event):

@@ -190,7 +190,9 @@ MAX_SEED = 2**63  # bosun.games.montego_bay.actions.Setup's
 def game_options(game: str, body: dict[str, Any]) -> dict[str, Any]:
     """A new game's options from a request body, as the table's game takes them: Riff
     Raff's captain and settle window, Montego Bay's seed. ApiError names what is wrong."""
-    given = {name for name in ("captain", "settle_s", "seed") if body.get(name) is not None}
+    given = {
+        name for name in ("captain", "settle_s", "own_catch", "seed") if body.get(name) is not None
+    }
     if game == "montego-bay":
         if given - {"seed"}:
             wrong = ", ".join(sorted(given - {"seed"}))
@@ -202,8 +204,15 @@ def game_options(game: str, body: dict[str, Any]) -> dict[str, Any]:
             raise ApiError(400, f"seed must be a whole number from 0 to {MAX_SEED}")
         return {"seed": seed}
     if "seed" in given:
-        raise ApiError(400, "a Riff Raff game takes no seed, only a captain and settle_s")
-    return {"captain": body.get("captain"), "settle_s": body.get("settle_s")}
+        raise ApiError(400, "a Riff Raff game takes no seed, only a captain, settle_s, own_catch")
+    own_catch = body.get("own_catch")
+    if own_catch is not None and own_catch not in ("back", "box"):
+        raise ApiError(400, 'own_catch must be "back" or "box" (RR12)')
+    return {
+        "captain": body.get("captain"),
+        "settle_s": body.get("settle_s"),
+        "own_catch": own_catch,
+    }
 
 
 def summary(runtime: TableRuntime) -> dict[str, Any]:

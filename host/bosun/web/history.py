@@ -5,9 +5,10 @@ A game's effective actions are replayed through a fresh `Match`, each with the w
 traces are indexed by) is related to wall-clock time through the "ship_event" entries, which
 carry both: a load is the `place` event that caused it, a fall the `fall` events before it.
 
-Secrets: a card chosen and not yet revealed (RR4) is in the log of a running game. Nothing
-here hands one out: such card actions are shown as hidden, and the JSONL export of a
-running game needs the operator key.
+Secrets: the log of a running game holds cards nobody may see yet (RR4) or any more (RR7).
+The replay keeps them; what leaves this module goes through the game's own secret filter
+(`Game.timeline_view`, in the game's view module), and the JSONL export of a running game
+needs the operator key.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ class Turn:
 
 @dataclass
 class ReplayedGame:
-    """A game's effective log replayed: final view, turns, rounds' cards, falls, notes."""
+    """A game's effective log replayed: final view, turns, rounds' cards, falls, notes.
+
+    `turns` and `rounds` hold every card: show them through `public_timeline` only."""
 
     game: str
     view: dict[str, Any] | None
@@ -80,6 +83,19 @@ class ReplayedGame:
     falls: list[dict[str, Any]]  # every fall with the zones it came from
     events: list[dict[str, Any]]  # other things worth a line: decisions, undos, flags
     actions: int
+    match: Match | None = None  # the engine and its final state, secrets included
+
+
+def public_timeline(
+    replayed: ReplayedGame, running: bool, viewer: str | None = None
+) -> dict[str, Any]:
+    """The rounds' cards and the turns as `viewer` (None: anyone) may see them, by the
+    game's own secret filter (RR4 and RR7 for Riff Raff, MB6 for Montego Bay)."""
+    timeline = {"rounds": replayed.rounds, "turns": [turn.public() for turn in replayed.turns]}
+    match = replayed.match
+    if match is None or match.game is None:
+        return {"rounds": [], "turns": []}
+    return match.game.timeline_view(match.state, timeline, running, viewer)
 
 
 def _ship_diff(before: dict[str, list[str]], after: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -98,17 +114,22 @@ def _ship_diff(before: dict[str, list[str]], after: dict[str, list[str]]) -> dic
     return gone
 
 
-def replay_game(actions: list[tuple], running: bool) -> ReplayedGame:
+def _kinds(pieces: list[Any]) -> list[str]:
+    """The kinds of a fall's pieces: {"item", "zone"} (RR13a) or a bare kind."""
+    return [p["item"] if isinstance(p, dict) else p for p in pieces]
+
+
+def replay_game(actions: list[tuple], running: bool = True) -> ReplayedGame:
     """Replay `(at_ms, action)` or `(at_ms, action, entry id)` (the effective log, setup first).
 
     Loads and falls keep the id of their log entry (`entry`), to find the ship event behind it.
+    Every card is kept: `public_timeline` shows what may be seen.
     """
     match = Match()
     turns: list[Turn] = []
     rounds: dict[tuple[int, int], dict[str, Any]] = {}
     falls: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
-    unrevealed: list[dict[str, Any]] = []  # card lines of the round still being chosen
     open_turn: Turn | None = None
     game = actions[0][1].get("game", "?") if actions else "?"
     for at_ms, action, *entry_id in actions:
@@ -128,10 +149,8 @@ def replay_game(actions: list[tuple], running: bool) -> ReplayedGame:
             line = {"at_ms": at_ms, "player": action["player"], "value": action["value"]}
             entry = rounds.setdefault(key, {"round": after["round"], "cycle": after["cycle"]})
             entry.setdefault("cards", []).append(line)
-            unrevealed.append(line)
             if after["phase"] != "choose":
-                unrevealed.clear()  # RR4: the last card reveals them all
-                entry["revealed_ms"] = at_ms
+                entry["revealed_ms"] = at_ms  # RR4: the last card reveals them all
         elif kind in ("captain", "next"):
             what = "chose the captain" if kind == "captain" else "chose who goes next"
             text = f"{action['by']} {what}: {action['player']}"
@@ -141,23 +160,26 @@ def replay_game(actions: list[tuple], running: bool) -> ReplayedGame:
         elif kind == "load" and open_turn is not None:
             load = {"at_ms": at_ms, "item": action["item"], "zone": action["zone"], "entry": entry}
             open_turn.loads.append(load)
+        elif kind == "shift":
+            text = f"a {action['item']} moved from zone {action['from']} to zone {action['to']}"
+            events.append({"at_ms": at_ms, "kind": "shift", "text": text, "round": after["round"]})
         elif kind == "fall":
             gone = _ship_diff(before["ship"], after["ship"])
+            late = not before["fall_ends_turn"] if "fall_ends_turn" in before else False
             fall = {
                 "at_ms": at_ms,
                 "player": action["player"],
-                "fallen": list(action["fallen"]),
-                "caught": list(action["caught"]),
+                "fallen": _kinds(action.get("fallen", [])),
+                "caught": _kinds(action.get("caught", [])),
                 "zones": gone,
                 "round": before["round"],
+                "late": late,  # RR14: after the player's turn; the open turn went on
                 "entry": entry,
             }
             falls.append(fall)
-            target = (
-                open_turn if open_turn is not None and open_turn.player == fall["player"] else None
-            )
-            if target is None and turns and turns[-1].player == fall["player"]:
-                target = turns[-1]  # RR14: after the turn, still the last player's
+            target = open_turn if open_turn is not None and not late else None
+            if target is None:  # RR14: the last turn the player it fell to had
+                target = next((t for t in reversed(turns) if t.player == fall["player"]), None)
             if target is not None:
                 target.falls.append(fall)
         if before["turn"] != after["turn"] or (open_turn and after["phase"] == "over"):
@@ -174,13 +196,9 @@ def replay_game(actions: list[tuple], running: bool) -> ReplayedGame:
                     start_ms=at_ms,
                 )
                 turns.append(open_turn)
-    if running:
-        for line in unrevealed:  # RR4: nobody sees a card before the reveal
-            line["value"] = None
-            line["hidden"] = True
     view = match.view()
     ordered_rounds = [rounds[k] for k in sorted(rounds)]
-    return ReplayedGame(game, view, turns, ordered_rounds, falls, events, len(actions))
+    return ReplayedGame(game, view, turns, ordered_rounds, falls, events, len(actions), match)
 
 
 # -- reading the store -----------------------------------------------------------------------
@@ -258,12 +276,13 @@ class GameArchive:
     def detail(self, game_id: str) -> dict[str, Any]:
         row = self.row(game_id)
         replayed, entries = self.replayed(row)
-        moments = sensor_moments(replayed, entries)
+        timeline = public_timeline(replayed, running=row.running)
+        moments = sensor_moments(timeline["turns"], replayed.falls, entries)
         return {
             "game": summarise(row, replayed),
             "state": replayed.view,
-            "rounds": replayed.rounds,
-            "turns": [turn.public() for turn in replayed.turns],
+            "rounds": timeline["rounds"],
+            "turns": timeline["turns"],
             "falls": replayed.falls,
             "events": replayed.events + referee_lines(entries),
             "moments": moments,
@@ -287,11 +306,15 @@ def referee_lines(entries: list) -> list[dict[str, Any]]:
     return lines
 
 
-def sensor_moments(replayed: ReplayedGame, entries: list) -> list[dict[str, Any]]:
-    """For every load and fall: the ship-time window of the trace that shows it.
+def sensor_moments(
+    turns: list[dict[str, Any]], falls: list[dict[str, Any]], entries: list
+) -> list[dict[str, Any]]:
+    """For every load of `turns` (as `public_timeline` shows them) and every fall: the
+    ship-time window of the trace that shows it.
 
     A load's window is centred on the `place` event it was decided from (the input stored
-    just before the action); a fall's spans the `leaving`/`fall` events of its tumble.
+    just before the action); a fall's spans the `leaving`/`fall` events of its tumble. A load
+    whose zone is hidden (RR7) names no zone.
     """
     ship_events = [e for e in entries if e.kind == "ship_event" and isinstance(e.payload, dict)]
     inputs = [e for e in entries if e.kind in INPUT_KINDS]
@@ -321,8 +344,8 @@ def sensor_moments(replayed: ReplayedGame, entries: list) -> list[dict[str, Any]
             first = e
         return last.boot, float(first.payload["t_ms"]), float(last.payload["t_ms"])
 
-    for turn in replayed.turns:
-        for load in turn.loads:
+    for turn in turns:
+        for load in turn["loads"]:
             source = cause(load.get("entry"))
             if (
                 source is None
@@ -331,32 +354,35 @@ def sensor_moments(replayed: ReplayedGame, entries: list) -> list[dict[str, Any]
             ):
                 continue  # loaded on a person's word (a correction): no sensor moment of its own
             t_ms = float(source.payload["t_ms"])
+            zone = load["zone"]
+            on_zone = f" on zone {zone}" if zone is not None else ""
             moments.append(
                 {
                     "kind": "load",
                     "at_ms": load["at_ms"],
-                    "round": turn.round,
-                    "player": turn.player,
-                    "text": f"{turn.player} loaded a {load['item']} on zone {load['zone']}",
-                    "zones": [load["zone"]],
+                    "round": turn["round"],
+                    "player": turn["player"],
+                    "text": f"{turn['player']} loaded a {load['item']}{on_zone}",
+                    "zones": [zone] if zone is not None else [],
                     "boot": source.boot,
                     "t_ms": t_ms,
                     "from_t_ms": t_ms - LOAD_BEFORE_MS,
                     "to_t_ms": t_ms + LOAD_AFTER_MS,
                 }
             )
-    for fall in replayed.falls:
+    for fall in falls:
         found = tumble(fall["at_ms"], fall.get("entry"))
         if found:
             boot, first, last = found
             pieces = fall["fallen"] + fall["caught"]
+            whose = "after " if fall.get("late") else ""  # RR14
             moments.append(
                 {
                     "kind": "fall",
                     "at_ms": fall["at_ms"],
                     "round": fall["round"],
                     "player": fall["player"],
-                    "text": f"{', '.join(pieces)} left the ship ({fall['player']}'s turn)",
+                    "text": f"{', '.join(pieces)} left the ship ({whose}{fall['player']}'s turn)",
                     "zones": sorted(int(z) for z in fall["zones"]),
                     "boot": boot,
                     "t_ms": first,

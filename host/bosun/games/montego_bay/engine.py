@@ -29,7 +29,7 @@ from bosun.games.montego_bay.state import (
     token,
     token_owner,
 )
-from bosun.games.montego_bay.view import build_view
+from bosun.games.montego_bay.view import build_timeline, build_view
 
 
 class MontegoBay(EngineBase):
@@ -39,6 +39,7 @@ class MontegoBay(EngineBase):
     actions = act.ADAPTERS
     secret_fields = {"cards": ("big", "little", "jack")}  # MB6: revealed together
     build_view = staticmethod(build_view)
+    build_timeline = staticmethod(build_timeline)
 
     # -- the Game protocol -------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """The one place Montego Bay's state becomes something a person or a file may see.
 
-Every output (replay, dashboard, player pages, MQTT) goes through `build_view`. The secrets
-are the cards chosen before the reveal (MB6), added for their own chooser and nobody else,
-and the order of the ship deck, which nobody sees (only how many ships are left).
+Every output (replay, dashboard, player pages, MQTT) goes through `build_view`, and a game's
+timeline (the history pages) through `build_timeline`. The secrets are the cards chosen
+before the reveal (MB6), added for their own chooser and nobody else, and the order of the
+ship deck, which nobody sees (only how many ships are left). Revealed cards are public: every
+worker's hand is taken back each round (MB13), so none of them is a matter of memory.
 """
 
 from __future__ import annotations
@@ -72,4 +74,25 @@ def _room(room: Room) -> dict[str, int]:
     out = {"broken": room.broken} if room.broken else {"barrels": room.barrels}
     if room.silver:
         out["silver"] = room.silver
+    return out
+
+
+def build_timeline(
+    s: MontegoBayState, timeline: dict[str, Any], running: bool, viewer: str | None = None
+) -> dict[str, Any]:
+    """A game's timeline as `viewer` (None: anyone) may see it, from the history's replay.
+
+    `timeline` may hold `rounds` ({round, cards: [{player, value}], revealed_ms}): while the
+    game runs, the cards of a round not yet revealed are hidden (MB6) except the viewer's own.
+    """
+    out = copy.deepcopy(timeline)
+    if not running:
+        return out
+    for entry in out.get("rounds", []):
+        if entry.get("revealed_ms") is not None:
+            continue
+        for line in entry.get("cards", []):
+            if line.get("player") != viewer or viewer not in s.hidden_cards:
+                line["value"] = None
+                line["hidden"] = True
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
@@ -19,6 +19,10 @@ class Setup(ActionModel):
     players: list[PlayerName] = Field(min_length=2, max_length=4)
     captain: PlayerName | None = None
     settle_s: int = 0
+    own_catch: str = "back"  # RR12: "box" is the Korean text's stricter catch
+    # Which reading of the rules a stored log was played under: 1 for games stored before
+    # late falls (RR14) kept the open turn going (store migration 0003). Absent: the current.
+    rules_edition: int = 2
 
 
 class Card(ActionModel):
@@ -55,8 +59,17 @@ class Load(ActionModel):
 class Fall(ActionModel):
     type: Literal["fall"]
     player: PlayerName
-    fallen: list[ItemName] = Field(default_factory=list, max_length=64)
-    caught: list[ItemName] = Field(default_factory=list, max_length=64)
+    # Each piece is {"item": kind, "zone": z} (RR13a) or a bare kind; `pieces.piece_refs`
+    # checks them one by one so that a wrong one is named with its place in the list.
+    fallen: list[Any] = Field(default_factory=list, max_length=64)
+    caught: list[Any] = Field(default_factory=list, max_length=64)
+
+
+class Shift(ActionModel):
+    type: Literal["shift"]
+    item: ItemName
+    from_zone: int = Field(alias="from")
+    to_zone: int = Field(alias="to")
 
 
 class EndTurn(ActionModel):
@@ -66,5 +79,5 @@ class EndTurn(ActionModel):
 
 ADAPTERS = {
     model.model_fields["type"].annotation.__args__[0]: TypeAdapter(model)
-    for model in (Setup, Card, Captain, Next, Announce, Load, Fall, EndTurn)
+    for model in (Setup, Card, Captain, Next, Announce, Load, Fall, Shift, EndTurn)
 }

@@ -7,10 +7,20 @@ from typing import Any
 
 from bosun.games.base import EngineBase, Rejected, plural
 from bosun.games.riffraff import actions as act
+from bosun.games.riffraff.pieces import (
+    describe_zone,
+    known_item,
+    known_zone,
+    newest_on_zone,
+    piece_refs,
+    resolve,
+)
 from bosun.games.riffraff.state import (
     CARD_VALUES,
     ITEMS,
+    OWN_CATCH,
     ROUNDS_PER_CYCLE,
+    RULES_EDITIONS,
     SETTLE_WINDOWS_S,
     YARD_ZONES,
     ZONES,
@@ -19,7 +29,7 @@ from bosun.games.riffraff.state import (
     RiffRaffState,
     Turn,
 )
-from bosun.games.riffraff.view import build_view
+from bosun.games.riffraff.view import build_timeline, build_view
 
 
 class RiffRaff(EngineBase):
@@ -29,6 +39,7 @@ class RiffRaff(EngineBase):
     actions = act.ADAPTERS
     secret_fields = {"card": ("value",)}  # RR4: revealed together, in the state
     build_view = staticmethod(build_view)
+    build_timeline = staticmethod(build_timeline)
 
     # -- the Game protocol -------------------------------------------------------------
 
@@ -47,12 +58,22 @@ class RiffRaff(EngineBase):
             raise Rejected(
                 f"settle_s must be 0 (immediately) or 3 (three-second rule), not {a.settle_s}"
             )
+        if a.own_catch not in OWN_CATCH:
+            raise Rejected(
+                f'own_catch must be "back" (a lone caught piece just loaded goes back to the '
+                f'supply) or "box" (every caught piece is boxed), not {a.own_catch!r} (RR12)'
+            )
+        if a.rules_edition not in RULES_EDITIONS:
+            editions = " or ".join(str(e) for e in RULES_EDITIONS)
+            raise Rejected(f"rules_edition must be {editions}, not {a.rules_edition}")
         per_item = 2 if len(players) == 2 else 1  # RR2
         return RiffRaffState(
             players=players,
             settle_s=a.settle_s,
             captain=captain,
             supply={p: {item: per_item for item in ITEMS} for p in players},
+            own_catch=a.own_catch,
+            rules_edition=a.rules_edition,
             played={p: [] for p in players},
         )
 
@@ -111,6 +132,7 @@ class RiffRaff(EngineBase):
     def _reveal(self, s: RiffRaffState) -> None:
         """RR4/RR5: all cards face up at once; the highest makes the captain."""
         s.round_cards = dict(s.hidden_cards)
+        s.shown_cards = dict(s.round_cards)  # RR7: only the newest round stays face up
         s.hidden_cards = {}
         for player, value in s.round_cards.items():
             s.played[player].append(value)
@@ -165,7 +187,7 @@ class RiffRaff(EngineBase):
         zone = s.round_cards[player]  # RR8: the zone equals the card
         s.phase = "turn"
         s.decision = None
-        s.turn = Turn(player=player, target_zone=zone, zone_held_cargo=bool(s.ship[zone]))
+        s.turn = Turn(player=player, target_zone=zone)
 
     def _apply_announce(self, s: RiffRaffState, a: act.Announce) -> None:
         turn = self._open_turn(s, a.player)
@@ -184,7 +206,9 @@ class RiffRaff(EngineBase):
     def _two_pieces_refusal(self, s: RiffRaffState, turn: Turn) -> str | None:
         if turn.target_zone not in YARD_ZONES:
             return f"zone {turn.target_zone} is on the hull: only one piece (RR9)"
-        if not turn.zone_held_cargo:
+        # RR9, RR13: judged on the pieces lying there now (none loaded yet: announcing comes
+        # first), so a piece that slid onto the zone counts and one that slid away does not
+        if not any(p.id not in turn.loaded_ids for p in s.ship[turn.target_zone]):
             return f"zone {turn.target_zone} was empty before this turn: only one piece (RR9)"
         if s.pieces_left(turn.player) < 2:
             return f"{turn.player} has only one piece left"
@@ -199,7 +223,7 @@ class RiffRaff(EngineBase):
                 f"{a.player} played the {turn.target_zone}: the piece goes on zone "
                 f"{turn.target_zone}, not {a.zone} (RR8)"
             )
-        self._known_item(a.item)
+        known_item(a.item)
         if s.supply[a.player][a.item] == 0:
             raise Rejected(f"{a.player} has no {a.item} left to load")
         allowed = turn.announced or 1
@@ -261,6 +285,7 @@ class RiffRaff(EngineBase):
         if s.round == ROUNDS_PER_CYCLE * s.cycle:  # RR16: two players take their cards back
             s.cycle += 1
             s.played = {p: [] for p in s.players}
+            s.shown_cards = {}
         s.round += 1
         s.phase = "choose"
 
@@ -271,66 +296,65 @@ class RiffRaff(EngineBase):
         s.still_to_go = []
         s.winners = winners
 
-    # -- falling cargo (RR11-RR14) ---------------------------------------------------------
+    # -- falling and sliding cargo (RR11-RR14) ---------------------------------------------
 
     def _apply_fall(self, s: RiffRaffState, a: act.Fall) -> None:
         self._seat(s, a.player)
-        if not a.fallen and not a.caught:
+        caught_refs = piece_refs(a.caught, "caught")
+        fallen_refs = piece_refs(a.fallen, "fallen")
+        if not caught_refs and not fallen_refs:
             raise Rejected("a fall names at least one piece that fell or was caught")
-        if s.phase == "turn":
-            if a.player != s.turn.player:
-                raise Rejected(
-                    f"cargo that falls during {s.turn.player}'s turn is {s.turn.player}'s (RR14)"
-                )
-            just_loaded = s.turn.loaded_ids[-1] if s.turn.loaded_ids else None
-        else:
-            if s.last_turn_player is None:
-                raise Rejected("no turn has been played yet, so no cargo can fall")
-            if a.player != s.last_turn_player:
-                raise Rejected(
-                    f"no turn is open: cargo that falls now goes to {s.last_turn_player}, "
-                    "whose turn ended last (RR14)"
-                )
-            just_loaded = s.last_turn_loaded_ids[-1] if s.last_turn_loaded_ids else None
-        for item in (*a.caught, *a.fallen):
-            self._known_item(item)
-        caught = self._take_newest(s, a.caught, set())
-        fallen = self._take_newest(s, a.fallen, {p.id for p in caught})
-        for piece in (*caught, *fallen):
-            for zone in ZONES:
-                if piece in s.ship[zone]:
-                    s.ship[zone].remove(piece)
-        supply = s.supply[a.player]
-        if len(caught) == 1 and caught[0].id == just_loaded:  # RR12's exception
-            supply[caught[0].item] += 1
+        late = s.late_fall()
+        owner = s.falls_to()
+        if owner is None:
+            raise Rejected("no turn has been played yet, so no cargo can fall")
+        if a.player != owner:
+            if not late:
+                raise Rejected(f"cargo that falls during {owner}'s turn is {owner}'s (RR14)")
+            when = "no turn is open" if s.turn is None else f"{s.turn.player} has loaded nothing"
+            raise Rejected(
+                f"{when}: cargo that falls now goes to {owner}, whose turn ended last (RR14)"
+            )
+        found = resolve(s, [*caught_refs, *fallen_refs])
+        caught = [piece for _, piece in found[: len(caught_refs)]]
+        fallen = [piece for _, piece in found[len(caught_refs) :]]
+        for zone, piece in found:
+            s.ship[zone].remove(piece)
+        supply = s.supply[owner]
+        if len(caught) == 1 and caught[0].id == self._just_loaded(s, late):
+            supply[caught[0].item] += 1  # RR12's exception: back to the supply
         else:  # RR12: caught pieces leave the game
             s.boxed += len(caught)
-        for piece in fallen:  # RR13: the active player takes what reached the table
+        for piece in fallen:  # RR13: the player it falls to takes what reached the table
             supply[piece.item] += 1
-        if s.phase == "turn":  # RR11: the turn ends at once
+        if not late:  # RR11: the turn ends at once; a late fall leaves the open turn going
             self._finish_turn(s)
 
-    def _take_newest(self, s: RiffRaffState, items: list[str], taken: set[int]) -> list[Piece]:
-        """Each named item takes the most recently loaded piece of that type still aboard."""
-        pieces = []
-        for item in items:
-            candidates = [p for _, p in s.aboard() if p.item == item and p.id not in taken]
-            if not candidates:
-                aboard = sum(1 for _, p in s.aboard() if p.item == item)
-                named = items.count(item)
-                if aboard == 0:
-                    raise Rejected(f"no {item} is aboard, so none can fall")
-                raise Rejected(f"the fall names {named} × {item} but only {aboard} are aboard")
-            newest = max(candidates, key=lambda p: p.id)
-            taken.add(newest.id)
-            pieces.append(newest)
-        return pieces
+    def _just_loaded(self, s: RiffRaffState, late: bool) -> int | None:
+        """The piece RR12's exception may give back: the one just loaded in this turn."""
+        if s.own_catch == "box":
+            return None  # the Korean text: every caught piece leaves the game
+        if not late:
+            return s.turn.loaded_ids[-1] if s.turn.loaded_ids else None
+        if s.rules_edition == 1 and s.last_turn_loaded_ids:
+            return s.last_turn_loaded_ids[-1]
+        return None  # pinned: pieces caught in a late fall are boxed
+
+    def _apply_shift(self, s: RiffRaffState, a: act.Shift) -> None:
+        """RR13: a piece dropped or slid onto another zone and stayed aboard. No player, no
+        turn ends; exactly that piece moves, and RR9 counts it where it now lies."""
+        known_item(a.item, "item")
+        start = known_zone(a.from_zone, "from")
+        end = known_zone(a.to_zone, "to")
+        if start == end:
+            raise Rejected(f"a shift moves a piece to another zone, not from {start} to {end}")
+        piece = newest_on_zone(s, a.item, start, set())
+        if piece is None:
+            raise Rejected(f"no {a.item} lies on zone {start} ({describe_zone(s, start)}; RR13a)")
+        s.ship[start].remove(piece)
+        s.ship[end].append(piece)
 
     # -- checks shared by the actions ------------------------------------------------------
-
-    def _known_item(self, item: str) -> None:
-        if item not in ITEMS:
-            raise Rejected(f"{item!r} is not a Riff Raff piece ({', '.join(ITEMS)}; RR2)")
 
     def _open_turn(self, s: RiffRaffState, player: str) -> Turn:
         self._seat(s, player)

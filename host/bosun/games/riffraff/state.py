@@ -11,6 +11,12 @@ YARD_ZONES = frozenset(range(5, 11))
 CARD_VALUES = tuple(range(1, 11))  # RR4
 ROUNDS_PER_CYCLE = 10  # RR16
 SETTLE_WINDOWS_S = (0, 3)  # RR14
+OWN_CATCH = ("back", "box")  # RR12: the Greek/English text, the Korean text
+# Readings of the rules a log may be played under (setup's `rules_edition`). Edition 1 is
+# how bosun read them before late falls (RR14) kept the next turn going: a fall after the
+# next turn opened ended that turn, and a lone caught piece went back to the player who had
+# loaded it last even after their turn. Games stored then replay under it (migration 0003).
+RULES_EDITIONS = (1, 2)
 
 
 @dataclass
@@ -27,7 +33,6 @@ class Turn:
 
     player: str
     target_zone: int
-    zone_held_cargo: bool  # RR9: judged at the start of the turn
     announced: int | None = None
     loaded_ids: list[int] = field(default_factory=list)
 
@@ -47,6 +52,8 @@ class RiffRaffState:
     settle_s: int
     captain: str
     supply: dict[str, dict[str, int]]
+    own_catch: str = "back"
+    rules_edition: int = 2
     round: int = 1
     cycle: int = 1
     phase: str = "choose"
@@ -58,6 +65,8 @@ class RiffRaffState:
     hidden_cards: dict[str, int] = field(default_factory=dict)
     # Cards revealed this round, which fix the turn order (RR6).
     round_cards: dict[str, int] = field(default_factory=dict)
+    # The cards face up (RR7): the most recent revealed round's, until the next reveal.
+    shown_cards: dict[str, int] = field(default_factory=dict)
     still_to_go: list[str] = field(default_factory=list)
     turn: Turn | None = None
     decision: Decision | None = None
@@ -70,3 +79,14 @@ class RiffRaffState:
 
     def aboard(self) -> list[tuple[int, Piece]]:
         return [(zone, piece) for zone in ZONES for piece in self.ship[zone]]
+
+    def late_fall(self) -> bool:
+        """RR14: cargo falling now is the previous player's (no turn open, or the open turn's
+        player has not loaded anything yet)."""
+        if self.turn is None:
+            return True
+        return self.rules_edition >= 2 and not self.turn.loaded_ids
+
+    def falls_to(self) -> str | None:
+        """Whose supply cargo falling now goes to (RR13, RR14); None before any turn."""
+        return self.last_turn_player if self.late_fall() else self.turn.player

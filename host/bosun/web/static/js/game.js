@@ -13,7 +13,7 @@
   function cardsLine(round) {
     return (round.cards || [])
       .map((c) => '<span class="card-line" data-player="' + esc(c.player) + '">' + esc(c.player) + " " +
-        (c.hidden ? '<span class="card-chip hidden-card" title="not revealed yet">?</span>' : '<span class="card-chip">' + esc(c.value) + "</span>") + "</span>")
+        (c.hidden ? '<span class="card-chip hidden-card" title="face down: not revealed yet, or an earlier round (RR7)">?</span>' : '<span class="card-chip">' + esc(c.value) + "</span>") + "</span>")
       .join("");
   }
 
@@ -24,10 +24,12 @@
       if (f.fallen.length) parts.push(esc(f.fallen.join(", ")) + " fell");
       if (f.caught.length) parts.push(esc(f.caught.join(", ")) + " caught");
       const zones = Object.keys(f.zones).map((z) => "zone " + z).join(", ");
-      return '<span class="fall-line">' + parts.join("; ") + (zones ? " (from " + esc(zones) + ")" : "") + "</span>";
+      const late = f.late ? ' <span class="tag" title="after the turn (RR14)">late</span>' : "";
+      return '<span class="fall-line">' + parts.join("; ") + (zones ? " (from " + esc(zones) + ")" : "") + late + "</span>";
     }).join("");
     return '<li class="turn-item" data-player="' + esc(t.player) + '"><div class="turn-head"><strong>' + esc(t.player) + "</strong>" +
-      (t.card ? ' <span class="card-chip">' + esc(t.card) + "</span>" : "") + " → zone " + esc(t.zone) +
+      (t.card ? ' <span class="card-chip">' + esc(t.card) + "</span>" : "") +
+      (t.zone !== null ? " → zone " + esc(t.zone) : ' <span class="muted" title="the zone is the card: face down (RR7)">→ zone ?</span>') +
       (t.announced === 2 ? ' <span class="tag">two pieces</span>' : "") +
       '<span class="muted right">' + esc(Bosun.clock(t.start_ms)) + (t.length_ms !== null ? " · " + esc(Bosun.duration(t.length_ms)) : " · now") + "</span></div>" +
       '<div class="turn-body">' + (loads || '<span class="muted">nothing loaded</span>') + falls + "</div></li>";

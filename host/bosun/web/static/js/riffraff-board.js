@@ -125,7 +125,7 @@
     const colours = (snapshot.referee || {}).colours || {};
     const who = (p) => '<span class="who" style="--c:' + esc(colours[p] || "#ccc") + '">' + esc(p) + "</span>";
     const roundText = s.cycle === 2 ? "Round " + s.round + " of 20 (second pass)" : "Round " + s.round + (Object.keys(s.players).length === 2 ? " of 20" : " of 10");
-    const settle = s.settle_s ? "three-second rule" : "settles immediately";
+    const settle = (s.settle_s ? "three-second rule" : "settles immediately") + (s.own_catch === "box" ? " · every catch boxed" : "");
     let body = "";
     if (s.phase === "choose") {
       const waiting = Object.keys(s.players).filter((p) => !s.players[p].chosen);
@@ -168,7 +168,8 @@
       return '<li class="player' + active + '" data-player="' + esc(p) + '" style="--c:' + esc(colours[p] || "#ccc") + '">' +
         '<div class="player-line"><span class="dot"></span><span class="name">' + esc(p) + "</span>" + tags.join("") + card + "</div>" +
         '<div class="player-line small"><span class="supply-count" data-supply="' + info.supply + '">' + info.supply + " pieces</span>" + items + "</div>" +
-        '<div class="played muted">played: ' + (info.played.length ? info.played.join(" · ") : "—") + "</div></li>";
+        // RR7: only the most recent round's card lies face up; earlier ones are memory
+        '<div class="played muted" title="only the last round\'s cards stay face up (RR7)">last card: ' + (info.played.length ? info.played.join(" · ") : "—") + "</div></li>";
     });
     const boxed = s.boxed ? '<p class="muted">' + Bosun.plural(s.boxed, "piece") + " in the box " + Bosun.ruleChip("RR12") + "</p>" : "";
     return "<h2>Players</h2><ol class=\"player-list\">" + rows.join("") + "</ol>" + boxed;

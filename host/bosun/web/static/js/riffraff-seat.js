@@ -12,7 +12,7 @@
   let snap = null;
   let placing = null; // a piece set down and not yet refereed: no second tap meanwhile
 
-  const page = Bosun.seat(root, (snapshot) => show(snapshot), (d) => act(d)); // seat.js
+  const page = Bosun.seat(root, (snapshot) => show(snapshot), (d) => act(d), (id) => startCorrection(id)); // seat.js
   const base = page.base;
   const send = page.send;
   const showError = page.showError;
@@ -129,7 +129,73 @@
       .join("");
     return '<h2>Your pieces <span class="supply-count" data-supply="' + info.supply + '">' + info.supply + "</span></h2>" +
       '<div class="supply-row">' + (items || '<span class="muted">none left</span>') + "</div>" +
-      '<p class="muted">Played: ' + (info.played.length ? info.played.join(" · ") : "—") + "</p>";
+      '<p class="muted" data-played="' + esc(info.played.join(",")) + '">Your cards played this cycle: ' + (info.played.length ? info.played.join(" · ") : "—") + "</p>";
+  }
+
+  // A flagged fall corrected piece by piece, with zones (RR13a): where each piece went, and
+  // any other piece that left the ship too. Drawn from its own state so that a new snapshot
+  // does not reset the choices being made.
+  const FATES = [["table", "reached the table"], ["caught", "was caught"], ["aboard", "is still aboard"]];
+  let correcting = null; // {flag, rows: [{item, zone, fate, added}], aboard: {zone: [items]}}
+  const correctBox = document.createElement("section");
+  correctBox.id = "correct-fall";
+  correctBox.className = "panel correct-fall";
+  correctBox.hidden = true;
+  el("alerts").after(correctBox);
+  correctBox.addEventListener("change", (event) => {
+    const row = event.target.dataset.row;
+    if (correcting && row !== undefined) correcting.rows[Number(row)].fate = event.target.value;
+  });
+
+  function startCorrection(flagId) {
+    const flag = ((snap && snap.referee && snap.referee.flags) || []).find((f) => f.id === flagId);
+    if (!flag || !flag.detail) return;
+    const rows = flag.detail.fallen.map((p) => ({ item: p.item, zone: p.zone, fate: "table" }))
+      .concat(flag.detail.caught.map((p) => ({ item: p.item, zone: p.zone, fate: "caught" })));
+    correcting = { flag: flagId, rows: rows, aboard: flag.detail.aboard || {} };
+    drawCorrection();
+  }
+
+  function stillAboard() {
+    const left = [];
+    for (const zone of Object.keys(correcting.aboard)) {
+      const counts = {};
+      for (const item of correcting.aboard[zone]) counts[item] = (counts[item] || 0) + 1;
+      for (const r of correcting.rows) if (r.added && String(r.zone) === zone) counts[r.item] -= 1;
+      for (const item of Object.keys(counts)) if (counts[item] > 0) left.push({ zone: Number(zone), item: item });
+    }
+    return left;
+  }
+
+  function drawCorrection() {
+    correctBox.hidden = !correcting;
+    if (!correcting) return Bosun.render(correctBox, "");
+    const rows = correcting.rows.map((r, i) =>
+      '<li class="correct-row" data-item="' + esc(r.item) + '" data-zone="' + r.zone + '"><span>' + Bosun.itemIcon(r.item, 20) + " " + esc(r.item) + " from zone " + r.zone + "</span> " +
+      '<select data-row="' + i + '" aria-label="where the ' + esc(r.item) + " from zone " + r.zone + ' went">' +
+      FATES.map((f) => '<option value="' + f[0] + '"' + (r.fate === f[0] ? " selected" : "") + ">" + f[1] + "</option>").join("") + "</select></li>").join("");
+    const more = stillAboard();
+    const add = more.length
+      ? '<p><label>Another piece left the ship: <select id="correct-more">' +
+        more.map((p) => '<option value="' + p.zone + ":" + esc(p.item) + '">' + esc(p.item) + " from zone " + p.zone + "</option>").join("") +
+        '</select></label> <button class="button secondary" type="button" data-do="correct-add">Add it</button></p>'
+      : "";
+    Bosun.render(correctBox,
+      '<h2>What really fell? ' + Bosun.ruleChip("RR13a") + '</h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>' +
+      '<ol class="correct-list">' + (rows || '<li class="muted">no piece</li>') + "</ol>" + add +
+      '<div class="choice-row"><button class="button" type="button" data-do="correct-send">Send the correction</button>' +
+      '<button class="button secondary" type="button" data-do="correct-cancel">Cancel</button></div>');
+  }
+
+  function sendCorrection() {
+    const named = (fate) => correcting.rows.filter((r) => r.fate === fate).map((r) => ({ item: r.item, zone: r.zone }));
+    const body = { type: "confirm", flag: correcting.flag, option: "correct", fallen: named("table"), caught: named("caught") };
+    send(base, body).then((ok) => {
+      if (ok) {
+        correcting = null;
+        drawCorrection();
+      }
+    });
   }
 
   function roundCardsHtml(s) {
@@ -163,6 +229,10 @@
   function show(s) {
     snap = s;
     window.bosunLast = s;
+    if (correcting && !((s.referee && s.referee.flags) || []).some((f) => f.id === correcting.flag)) {
+      correcting = null; // answered from another page, or undone
+      drawCorrection();
+    }
     page.showSeat(s);
     Bosun.render(el("status"), statusHtml(s));
     countdown.set(s);
@@ -204,6 +274,19 @@
       }
       case "tip":
         send(base + "/virtual", { do: "tip", outcome: d.outcome });
+        break;
+      case "correct-add": {
+        const [zone, item] = el("correct-more").value.split(":");
+        correcting.rows.push({ item: item, zone: Number(zone), fate: "table", added: true });
+        drawCorrection();
+        break;
+      }
+      case "correct-send":
+        sendCorrection();
+        break;
+      case "correct-cancel":
+        correcting = null;
+        drawCorrection();
         break;
     }
   }

@@ -4,8 +4,9 @@
 "use strict";
 
 // `show(snapshot)` draws the game's part of the page; `act(data)` handles the game's buttons
-// (`data-do`: their dataset). Flags, taking the seat and giving it back are handled here.
-Bosun.seat = function (root, show, act) {
+// (`data-do`: their dataset). Flags, taking the seat and giving it back are handled here; a
+// flag's "correct" answer goes to `correct(flagId)` when the game brings an editor for it.
+Bosun.seat = function (root, show, act, correct) {
   const token = root.dataset.token;
   const me = root.dataset.player;
   const base = "/api/seat/" + encodeURIComponent(token);
@@ -101,7 +102,9 @@ Bosun.seat = function (root, show, act) {
   root.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-do], button[data-flag]");
     if (!button || button.disabled) return;
-    if (button.dataset.flag) {
+    if (button.dataset.flag && button.dataset.option === "correct" && correct) {
+      correct(button.dataset.flag);
+    } else if (button.dataset.flag) {
       send(base, { type: "confirm", flag: button.dataset.flag, option: button.dataset.option });
     } else if (button.dataset.do === "claim") {
       send(base + "/claim", { human: true });

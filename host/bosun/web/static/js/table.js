@@ -73,6 +73,8 @@
       const body = {};
       const settle = el("new-settle") ? el("new-settle").value : "";
       if (settle !== "") body.settle_s = parseInt(settle, 10);
+      const ownCatch = el("new-own-catch") ? el("new-own-catch").value : "";
+      if (ownCatch !== "") body.own_catch = ownCatch;
       const seed = el("new-seed") ? el("new-seed").value.trim() : "";
       if (seed !== "") {
         if (!/^[0-9]+$/.test(seed) || Number(seed) > Number.MAX_SAFE_INTEGER) {

@@ -1,0 +1,88 @@
+"""In real Chromium: a flagged fall is corrected piece by piece, with zones, on a player's
+page (RR13a); a player's page shows all of their own used cards, the table view only the last
+round's (RR7)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_kit import PHONE, SCREEN, chromium, screenshot, wait_until
+from playwright.sync_api import expect
+from support.service import BrokerShip, RunningService, service_options
+
+from bosun.tables import TableConfig, default_seats
+from shipsense.pieces import ITEM_GRAMS as W
+
+PLAYERS = ["ann", "bob", "cy"]
+
+
+@pytest.fixture
+def service(mosquitto, tmp_path):
+    table = TableConfig(
+        id="t1", players=default_seats(PLAYERS), settle_s=0, table_sensor="piezo", trace=False
+    )
+    with RunningService(service_options(mosquitto.url, tmp_path, [table])) as running:
+        running.test_ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
+        running.wait_for("t1", lambda s: s["ship"]["online"])
+        yield running
+        running.test_ship.close()
+
+
+def choose(service, **values: int) -> None:
+    seats = service.seats("t1")
+    for player, value in values.items():
+        response = service.http.post(
+            f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
+        )
+        assert response.status_code == 200, response.text
+
+
+def test_rr13a_a_flagged_fall_is_corrected_piece_by_piece_on_a_players_page(service):
+    ship = service.test_ship
+    choose(service, ann=3, bob=8, cy=5)
+    for t_ms, zone, item in ((1000.0, 8, "barrel"), (2000.0, 5, "rat"), (3000.0, 3, "boat")):
+        ship.event("place", t_ms, zone=zone, grams=W[item])
+    service.wait_for("t1", lambda s: s["state"]["phase"] == "choose")
+    # between rounds the barrel (zone 8) and the rat (zone 5) fall: ann's (RR14). The piezo
+    # heard one piece land: the referee guesses the heavier one, and asks
+    ship.event("fall", 4000.0, grams=W["barrel"] + W["rat"], zones=[5, 8])
+    ship.event("land", 4100.0, grams=None)
+    snapshot = service.wait_for("t1", lambda s: s["referee"]["flags"], timeout_s=15)
+    (flag,) = snapshot["referee"]["flags"]
+    assert flag["kind"] == "which_fell" and "correct" in flag["options"]
+    seats = service.seats("t1")
+    with chromium() as browser:
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(f"{service.service.http_url}/seat/{seats['bob']}")
+        phone.click('#alerts button[data-option="correct"]')
+        editor = phone.locator("#correct-fall")
+        expect(editor.locator(".correct-row")).to_have_count(2)
+        # really: the rat reached the table, ann caught the barrel, and the boat on zone 3
+        # went down with them
+        editor.locator('.correct-row[data-item="barrel"] select').select_option("caught")
+        editor.locator('.correct-row[data-item="rat"] select').select_option("table")
+        editor.locator("#correct-more").select_option("3:boat")
+        editor.locator('button[data-do="correct-add"]').click()
+        expect(editor.locator(".correct-row")).to_have_count(3)
+        screenshot(phone, "player-page-correct-fall")
+        editor.locator('button[data-do="correct-send"]').click()
+        expect(editor).to_be_hidden()
+        state = service.wait_for("t1", lambda s: not s["referee"]["flags"])["state"]
+        assert state["ship"]["3"] == [] and state["boxed"] == 1
+        assert state["players"]["ann"]["supply"] == 9  # rat and boat back to ann (RR13)
+        log = service.http.get(
+            f"/api/games/{snapshot['game_id']}/log.jsonl", params={"key": service.key}
+        ).text
+        assert (
+            '{"type":"fall","player":"ann","fallen":[{"item":"rat","zone":5},'
+            '{"item":"boat","zone":3}],"caught":[{"item":"barrel","zone":8}]}'
+        ) in log
+        # RR7: round 2 revealed, ann's page shows both her cards, the table only the last
+        choose(service, ann=4, bob=9, cy=6)
+        table = browser.new_context(**SCREEN).new_page()
+        table.goto(f"{service.service.http_url}/tables/t1")
+        wait_until(table, "s.state.round === 2 && s.state.phase === 'turn'")
+        expect(table.locator('li.player[data-player="ann"] .played')).to_have_text("last card: 4")
+        ann = browser.new_context(**PHONE).new_page()
+        ann.goto(f"{service.service.http_url}/seat/{seats['ann']}")
+        expect(ann.locator("#mine [data-played]")).to_have_attribute("data-played", "3,4")
+        expect(ann.locator("#mine [data-played]")).to_contain_text("3 · 4")

@@ -1,0 +1,49 @@
+"""Where pieces really lie, end to end on a virtual table: the simulated ship, the firmware's
+detector, the broker and the referee. A piece knocked off a yard onto a lower zone moves there
+in the game (RR13); a piece that falls from a zone is named by that zone (RR13a)."""
+
+from __future__ import annotations
+
+import pytest
+from support.service import service_options, with_virtual_table
+
+PLAYERS = ("ann", "bob", "cy")
+
+
+@pytest.fixture
+def demo(mosquitto, tmp_path):
+    options = service_options(mosquitto.url, tmp_path, time_scale=4.0)
+    with with_virtual_table(options, seed=3, people=PLAYERS, baseline=True) as (running, table):
+        yield running, table
+
+
+def test_rr13_a_piece_knocked_onto_a_lower_zone_moves_there_and_rr13a_falls_from_it(demo):
+    service, table = demo
+    seats = service.seats("demo-1")
+    for player, value in zip(PLAYERS, (9, 5, 3), strict=True):
+        response = service.http.post(
+            f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
+        )
+        assert response.status_code == 200, response.text
+    hands = f"/api/seat/{seats['ann']}/virtual"
+    assert service.http.post(hands, json={"do": "place", "item": "boat", "zone": 9}).is_success
+    service.wait_for("demo-1", lambda s: s["state"]["ship"]["9"] == ["boat"], timeout_s=30)
+    ship = table.node.ship
+
+    def knock_the_boat_down() -> None:
+        (boat,) = [p for p in ship.aboard() if p.item == "boat"]
+        ship.shift(boat.id, to_zone=7, at_ms=max(ship.busy_until_ms, ship.now_ms))
+
+    service.call(knock_the_boat_down)
+    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == ["boat"], 30)
+    assert snapshot["state"]["ship"]["9"] == [] and snapshot["state"]["turn"] == "ann"
+    assert any("moved from zone 9 to zone 7" in f["text"] for f in snapshot["feed"])
+    game_id = snapshot["game_id"]
+    log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
+    assert '{"type":"shift","item":"boat","from":9,"to":7}' in log.text
+    # the boat now falls from zone 7: named by that zone (ann's, in her window or just after)
+    at_ms = service.call(lambda: max(ship.busy_until_ms, ship.now_ms))
+    service.call(lambda: ship.fall([p.id for p in ship.aboard()], "landed", at_ms=at_ms))
+    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == [], 30)
+    log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
+    assert '"fallen":[{"item":"boat","zone":7}]' in log.text
