@@ -168,11 +168,13 @@ def test_every_page_fits_a_phone_and_axe_finds_nothing_serious(running, browser,
 
 # The referee's lines and what players read instead (common.js's plain words)
 PLAIN_WORDS = {
+    "ann loaded a chest (9.2 g)": "ann loaded a chest",
     "ann loaded a chest (9.2 g) on zone 10": "ann loaded a chest on zone 10",
     "2.3 g leaving the ship": "cargo is slipping off the ship …",
-    "10.3 g fell off the ship": "cargo fell off the ship",
-    "4.0 g moved from zone 9 to zone 7 and stayed aboard: not a fall": (
-        "cargo slid from zone 9 to zone 7 and stayed aboard: not a fall"
+    "10.3 g fell off the ship from zone 9": "cargo fell off the ship from zone 9",
+    "4.0 g moved from zone 9 to zone 7": "cargo slid from zone 9 to zone 7",
+    "a plank (5.0 g) moved from zone 9 to zone 7 and stayed aboard: not a fall": (
+        "a plank moved from zone 9 to zone 7 and stayed aboard: not a fall"
     ),
     "bob caught plank": "bob caught plank",
 }
@@ -218,6 +220,10 @@ def test_rule_chips_open_their_rule_and_players_see_pieces_not_grams(running, br
     for page in (phone, table):
         assert not GRAMS.search(page.locator("svg.ship").text_content())
         expect(page.locator("svg.ship .zone-g")).to_have_count(0)
+    # the referee's own lines of the first game's loads, as the table view shows them
+    expect(table.locator("#feed")).to_contain_text("loaded a")
+    assert not GRAMS.search(table.locator("#feed").inner_text())
+    expect(op_table.locator("#feed")).to_contain_text(re.compile(r"loaded a \w+ \(\d+\.\d g\)"))
     for page in (phone, table, op_table):
         page.context.close()
 

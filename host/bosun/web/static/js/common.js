@@ -249,17 +249,17 @@ Bosun.plural = function (n, word, many) {
 };
 
 // The referee's lines in players' words: pieces, not grams (the operator sees the grams).
+// Every rewrite applies in turn; a line none matches is shown as the referee wrote it.
 const PLAIN_WORDS = [
-  [/^(.+) loaded (an?) (\w+) \([0-9.]+ g\) on zone (\d+)$/, "$1 loaded $2 $3 on zone $4"],
-  [/^[0-9.]+ g leaving the ship$/, "cargo is slipping off the ship …"],
-  [/^[0-9.]+ g fell off the ship$/, "cargo fell off the ship"],
-  [/^[0-9.]+ g moved from zone (\d+) to zone (\d+) and stayed aboard: not a fall$/, "cargo slid from zone $1 to zone $2 and stayed aboard: not a fall"],
-  [/^[0-9.]+ g taken off by hand, as agreed$/, "a piece was taken off by hand, as agreed"],
+  [/ \([0-9.]+ g\)/g, ""], // "ann loaded a chest (9.2 g)": the piece says it
+  [/^[0-9.]+ g leaving the ship/, "cargo is slipping off the ship …"],
+  [/^[0-9.]+ g fell off the ship/, "cargo fell off the ship"],
+  [/^[0-9.]+ g moved from/, "cargo slid from"],
+  [/^[0-9.]+ g taken off by hand/, "a piece was taken off by hand"],
   [/^(dock \d+) changed by [-+0-9.]+ g, not a whole number of barrels.*$/, "$1: the scale does not read a whole number of barrels"],
 ];
 Bosun.plainWords = function (text) {
-  for (const [pattern, words] of PLAIN_WORDS) if (pattern.test(text)) return text.replace(pattern, words);
-  return text;
+  return PLAIN_WORDS.reduce((line, [pattern, words]) => line.replace(pattern, words), text);
 };
 
 // options.grams: the operator's view, the referee's lines as they are
