@@ -74,6 +74,23 @@ def virtual_tables(options, people: tuple[str, ...] = (), seed: int = 0) -> Iter
         yield running
 
 
+# The pages keep no buffer of what they received: a test that needs it records the page's
+# `bosun:snapshot` events (each arrival, ms since epoch, with the feed it brought) from the
+# start (`page.add_init_script(RECORD_SNAPSHOTS_JS)` before `goto`) into window.testArrivals.
+RECORD_SNAPSHOTS_JS = """
+window.testArrivals = [];
+window.addEventListener("bosun:snapshot", (e) => window.testArrivals.push({
+  at: e.detail.at,
+  feed: (e.detail.snapshot.feed || []).map((f) => f.at_ms + "|" + f.text),
+}));
+"""
+
+
+def document_width(page) -> int:
+    """How wide the page's document is (px): wider than the viewport means sideways scrolling."""
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
 def last(page) -> dict:
     """The snapshot the page shows now (its scripts keep it in window.bosunLast)."""
     return page.evaluate("window.bosunLast")

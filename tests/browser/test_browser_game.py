@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_kit import PHONE, SCREEN, chromium, last, screenshot, virtual_tables, wait_until
+from browser_kit import (
+    PHONE,
+    RECORD_SNAPSHOTS_JS,
+    SCREEN,
+    chromium,
+    document_width,
+    last,
+    screenshot,
+    virtual_tables,
+    wait_until,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from support.service import WHOLE_GAME_CEILING_S, service_options
@@ -27,6 +37,11 @@ HEAVY_FIRST = ("boat", "chest", "crate", "barrel", "plank", "sailor", "bottle", 
 def table(mosquitto, tmp_path):
     options = service_options(mosquitto.url, tmp_path, time_scale=SCALE)
     with virtual_tables(options, people=PLAYERS) as running:
+        service, _ = running
+        # the game-over screen stays ~5 s (wall clock) before the next game starts by itself:
+        # a test slowed by a crowded machine still sees it (0.7 s at this scale otherwise)
+        runtime = service.service.tables["demo-1"]
+        service.call(lambda: setattr(runtime, "next_game_after_s", 5.0 * SCALE))
         yield running
 
 
@@ -46,6 +61,10 @@ def choose_cards(phones, table_page, round_index: int) -> None:
         value = CARDS[player][round_index]
         phone = phones[player]
         expect(phone.locator(".big-line")).to_have_text("Choose a card")
+        # the cards played so far say so, and the picker still fits the phone
+        played = last(phone)["state"]["players"][player]["played"]
+        expect(phone.locator('button[data-do="card"][data-used="yes"]')).to_have_count(len(played))
+        assert document_width(phone) <= PHONE["viewport"]["width"]
         phone.click(f'button[data-do="card"][data-value="{value}"]')
         chosen[player] = value
         if len(chosen) == len(PLAYERS):
@@ -95,7 +114,7 @@ def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "tru
     for _ in range(40):
         if not table_page.evaluate(still):
             return False
-        seen = table_page.evaluate("window.bosunReceived.length")
+        seen = table_page.evaluate("window.testArrivals.length")
         try:
             phone.click(selector, timeout=5_000)
         except PlaywrightTimeout:
@@ -108,7 +127,7 @@ def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "tru
             return True
         assert re.search("moving|watching", phone.locator("#error").inner_text())
         phone.evaluate("document.getElementById('error').hidden = true")
-        table_page.wait_for_function(f"window.bosunReceived.length > {seen + 1}")
+        table_page.wait_for_function(f"window.testArrivals.length > {seen + 1}")
     raise AssertionError(f"the ship never took {selector}")
 
 
@@ -201,6 +220,7 @@ def test_three_people_play_a_whole_game_on_their_phones(table):
     base, key = service.service.http_url, service.key
     with chromium() as browser:
         table_page = browser.new_context(**SCREEN).new_page()
+        table_page.add_init_script(RECORD_SNAPSHOTS_JS)
         table_page.goto(f"{base}/tables/demo-1?key={key}")
         expect(table_page.locator("#link-state")).to_have_text("live")
         # people join by the seat links the operator's table view shows (QR codes and links)

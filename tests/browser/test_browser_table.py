@@ -9,6 +9,7 @@ import statistics
 import pytest
 from browser_kit import (
     PHONE,
+    RECORD_SNAPSHOTS_JS,
     SCREEN,
     DroppingProxy,
     chromium,
@@ -62,6 +63,7 @@ def test_the_table_view_shows_each_decision_within_100_ms(service, mosquitto):
     ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
     with chromium() as browser:
         page = browser.new_context(**SCREEN).new_page()
+        page.add_init_script(RECORD_SNAPSHOTS_JS)
         page.goto(f"{service.service.http_url}/tables/t1")
         wait_until(page, "s.ship.online")
         t_ms = 1000.0
@@ -84,7 +86,7 @@ def test_the_table_view_shows_each_decision_within_100_ms(service, mosquitto):
         latencies = page.evaluate(
             """() => {
               const seen = {};
-              for (const r of window.bosunReceived) for (const f of r.feed) {
+              for (const r of window.testArrivals) for (const f of r.feed) {
                 if (!(f in seen)) seen[f] = r.at - parseInt(f.split('|')[0], 10);
               }
               return Object.entries(seen).filter(([f]) => f.includes(' loaded a ')).map(e => e[1]);

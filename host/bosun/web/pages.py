@@ -16,8 +16,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from bosun.games import registry
+from bosun.referee.view import RECENT_GAMES
 from bosun.web.context import WebContext
-from bosun.web.seats import current_seat, follow_seat
+from bosun.web.seats import current_seat, follow_seat, reachable_by_phones, seat_url
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
@@ -61,6 +62,14 @@ def create_pages(ctx: WebContext) -> APIRouter:
 
     @router.get("/tables/{table_id}")
     async def table_view(table_id: str, request: Request) -> Response:
+        return table_page(table_id, request, tv=False)
+
+    @router.get("/tables/{table_id}/tv")
+    async def table_tv(table_id: str, request: Request) -> Response:
+        """The table view for a screen everyone at the table sees: no menus, no grams."""
+        return table_page(table_id, request, tv=True)
+
+    def table_page(table_id: str, request: Request, tv: bool) -> Response:
         view = ctx.tables.get(table_id)
         if view is None:
             return missing(request, "No such table", f"There is no table {table_id[:40]!r} here.")
@@ -71,7 +80,42 @@ def create_pages(ctx: WebContext) -> APIRouter:
             table_id=table_id,
             game=view.game,
             scale=view.clock_scale,
+            tv=tv,
         )
+
+    @router.get("/tables/{table_id}/seat-cards")
+    async def seat_cards(table_id: str, request: Request) -> Response:
+        """A printable page: each seat's QR code and name, to lay at the table (operator)."""
+        view = ctx.tables.get(table_id)
+        if view is None:
+            return missing(request, "No such table", f"There is no table {table_id[:40]!r} here.")
+        if not ctx.is_operator(request):
+            return operator_only(request, "Seat cards hold the seats' links")
+        seats = [
+            {
+                "player": player,
+                "colour": view.config.colour_of(player)
+                if player in view.config.player_names
+                else "#999999",
+                "url": seat_url(request, token),
+                "qr": f"/qr/seat/{token}.svg",
+            }
+            for player, token in view.seat_tokens().items()
+        ]
+        return page(
+            request,
+            "seat_cards.html",
+            title=f"Seat cards of {table_id}",
+            table_id=table_id,
+            game=view.game,
+            seats=seats,
+            reachable=reachable_by_phones(request),
+            recent_games=RECENT_GAMES,
+        )
+
+    def operator_only(request: Request, what: str) -> Response:
+        text = f"{what}: it needs the operator link printed by `bosun run`."
+        return page(request, "missing.html", status=403, title="Operator only", text=text)
 
     @router.get("/seat/{token}")
     async def seat_page(token: str, request: Request) -> Response:
@@ -116,13 +160,7 @@ def create_pages(ctx: WebContext) -> APIRouter:
         if view is None:
             return missing(request, "No such table", f"There is no table {table_id[:40]!r} here.")
         if not ctx.is_operator(request):
-            return page(
-                request,
-                "missing.html",
-                status=403,
-                title="Operator only",
-                text="Calibrating a table needs the operator link printed by `bosun run`.",
-            )
+            return operator_only(request, "Calibrating a table")
         return page(
             request,
             "calibrate.html",

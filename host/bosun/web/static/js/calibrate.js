@@ -58,16 +58,31 @@
     }).join("");
   }
 
+  // what the virtual hand holds on the zone pieces are weighed on, and whether it is `item`
+  function heldOnScale() {
+    return (virtual && state.hands && state.hands[el("weigh-zone").value]) || null;
+  }
+  const isHeld = (holding, item) => !!holding && (holding === item || holding.endsWith(" " + item));
+
+  // Something else (the known weight of step 2) on the zone: one button takes it off, once.
+  function itemsHandHtml() {
+    const holding = heldOnScale();
+    if (!holding || state.items_to_weigh.some((item) => isHeld(holding, item))) return "";
+    const zone = el("weigh-zone").value;
+    return '<p class="muted">' + zoneWord + " " + esc(zone) + " still holds the " + esc(holding) + ": take it off first.</p>" +
+      '<button class="button small secondary" type="button" data-hand="take" data-zone="' + esc(zone) + '">Take off the ' + esc(holding) + ' <span class="hand-tag">hand</span></button>';
+  }
+
   function itemsRows() {
     const zone = el("weigh-zone").value;
+    const holding = heldOnScale();
     return state.items_to_weigh.map((item) => {
       const weighed = state.items[item];
-      const holding = virtual && state.hands && state.hands[zone];
       let hand = "";
-      if (virtual) {
-        hand = holding
-          ? '<button class="button small secondary" type="button" data-hand="take" data-zone="' + zone + '">Take off ' + esc(holding) + ' <span class="hand-tag">hand</span></button>'
-          : '<button class="button small secondary" type="button" data-hand="piece" data-item="' + item + '" data-zone="' + zone + '">Put a ' + item + ' on <span class="hand-tag">hand</span></button>';
+      if (isHeld(holding, item)) {
+        hand = '<button class="button small secondary" type="button" data-hand="take" data-zone="' + zone + '">Take it off <span class="hand-tag">hand</span></button>';
+      } else if (virtual && !holding) {
+        hand = '<button class="button small secondary" type="button" data-hand="piece" data-item="' + item + '" data-zone="' + zone + '">Put a ' + item + ' on <span class="hand-tag">hand</span></button>';
       }
       return '<tr data-item="' + item + '"><td>' + Bosun.itemIcon(item, 22) + " " + item + '</td><td class="row">' + hand +
         ' <button class="button small" type="button" data-weigh="' + item + '">Weigh</button></td><td class="num weighed">' +
@@ -99,6 +114,7 @@
     Bosun.render(el("zones-table").querySelector("tbody"), zonesRows());
     for (const cell of root.querySelectorAll("[data-reading]")) cell.textContent = fmt(reading(cell.dataset.reading)) + " g";
     Bosun.render(el("items-table").querySelector("tbody"), itemsRows());
+    Bosun.render(el("items-hand"), itemsHandHtml());
     for (const b of root.querySelectorAll("#steps button:not([data-hand])")) b.disabled = !!s.pending;
     const saved = el("saved");
     if (s.saved && !s.active) {
@@ -125,7 +141,11 @@
     else if (d.hand === "piece") post("/hands", { do: "piece", item: d.item, zone: parseInt(d.zone, 10) });
     else if (d.hand === "take") post("/hands", { do: "take", zone: d.zone === "mat" ? "mat" : parseInt(d.zone, 10) });
   });
-  el("weigh-zone").addEventListener("change", () => state && Bosun.render(el("items-table").querySelector("tbody"), itemsRows()));
+  el("weigh-zone").addEventListener("change", () => {
+    if (!state) return;
+    Bosun.render(el("items-table").querySelector("tbody"), itemsRows());
+    Bosun.render(el("items-hand"), itemsHandHtml());
+  });
 
   Bosun.live(url("/stream"), { snapshot: show, state: () => {} });
 })();

@@ -19,7 +19,62 @@ Bosun.render = function (element, html) {
   if (element.__html === html) return false;
   element.__html = html;
   element.innerHTML = html;
+  Bosun.readableColours(element);
   return true;
+};
+
+// -- player colours as text: a variant that reads at 4.5:1 on the panels (WCAG AA) -------
+
+// a shade lighter than the lightest panel (--panel-2), as a player's highlighted row is
+const PANEL_LUMINANCE = luminance([0x24, 0x46, 0x5e]);
+const readableCache = {};
+
+function luminance(rgb) {
+  const channel = (c) => {
+    const v = c / 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  };
+  return 0.2126 * channel(rgb[0]) + 0.7152 * channel(rgb[1]) + 0.0722 * channel(rgb[2]);
+}
+
+function parseHex(colour) {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(String(colour).trim());
+  if (!m) return null;
+  const hex = m[1].length === 3 ? m[1].replace(/./g, "$&$&") : m[1];
+  return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+}
+
+// The colour itself when it reads well enough on the panels, else it mixed with white until
+// it does (a red seat's name stays red, only lighter).
+Bosun.readableColour = function (colour) {
+  if (colour in readableCache) return readableCache[colour];
+  const rgb = parseHex(colour);
+  let out = colour;
+  if (rgb) {
+    for (let white = 0; white <= 1; white += 0.05) {
+      const mixed = rgb.map((c) => Math.round(c + (255 - c) * white));
+      if ((luminance(mixed) + 0.05) / (PANEL_LUMINANCE + 0.05) >= 4.6) {
+        out = "#" + mixed.map((c) => c.toString(16).padStart(2, "0")).join("");
+        break;
+      }
+    }
+  }
+  readableCache[colour] = out;
+  return out;
+};
+
+// Every element under `root` painted with a player colour (`--c`, `--me`) gets its readable
+// text variant (`--ct`, `--me-text`): the stylesheet writes text in those.
+Bosun.readableColours = function (root) {
+  const scope = root || document;
+  const marked = scope.querySelectorAll ? scope.querySelectorAll('[style*="--c:"], [style*="--me:"]') : [];
+  const all = root && root.matches && root.matches('[style*="--c:"], [style*="--me:"]') ? [root, ...marked] : marked;
+  for (const node of all) {
+    for (const [name, text] of [["--c", "--ct"], ["--me", "--me-text"]]) {
+      const value = node.style.getPropertyValue(name).trim();
+      if (value) node.style.setProperty(text, Bosun.readableColour(value));
+    }
+  }
 };
 
 Bosun.api = async function (path, options) {
@@ -34,8 +89,10 @@ Bosun.api = async function (path, options) {
   try {
     response = await fetch(path, opts);
   } catch (err) {
+    Bosun.reach(false);
     throw new Error("the service cannot be reached: is bosun still running?");
   }
+  Bosun.reach(true);
   let body = null;
   try {
     body = await response.json();
@@ -61,7 +118,12 @@ Bosun.live = function (url, handlers) {
   let source = null;
   let closed = false;
   let retryMs = 500;
-  const setState = (s) => handlers.state && handlers.state(s);
+  Bosun.streams = (Bosun.streams || 0) + 1; // the service is watched: no heartbeat needed
+  const setState = (s) => {
+    if (s === "live") Bosun.reach(true);
+    else if (s === "reconnecting") Bosun.reach(false);
+    if (handlers.state) handlers.state(s);
+  };
   function open() {
     if (closed) return;
     setState("connecting");
@@ -71,8 +133,12 @@ Bosun.live = function (url, handlers) {
       setState("live");
     });
     source.addEventListener("snapshot", (event) => {
-      Bosun.lastSnapshotAt = Date.now();
-      handlers.snapshot(JSON.parse(event.data), Date.now());
+      const at = Date.now();
+      Bosun.lastSnapshotAt = at;
+      const snapshot = JSON.parse(event.data);
+      handlers.snapshot(snapshot, at);
+      // for whoever listens (the browser tests time the table view with it); kept nowhere
+      window.dispatchEvent(new CustomEvent("bosun:snapshot", { detail: { snapshot: snapshot, at: at } }));
     });
     source.addEventListener("ended", (event) => {
       closed = true;
@@ -102,6 +168,46 @@ Bosun.live = function (url, handlers) {
     },
   };
 };
+
+// -- honest when away: a banner on every page, the page's buttons off until it is back ---
+
+Bosun.reachable = true;
+let awayWatch = null;
+
+function disableForAway(scope) {
+  for (const control of scope.querySelectorAll("main button, main input, main select, main textarea")) {
+    // this phone's own settings and the rules' texts need no service
+    if (control.disabled || control.closest("[data-local]") || control.matches(".rule")) continue;
+    control.disabled = true;
+    control.dataset.away = "off";
+  }
+}
+
+Bosun.reach = function (ok) {
+  if (ok === Bosun.reachable) return;
+  Bosun.reachable = ok;
+  const banner = document.getElementById("away");
+  if (banner) banner.hidden = ok;
+  document.body.classList.toggle("away", !ok);
+  if (!ok) {
+    disableForAway(document);
+    // a part of the page drawn again meanwhile gets its buttons off too
+    awayWatch = new MutationObserver(() => disableForAway(document));
+    awayWatch.observe(document.querySelector("main") || document.body, { childList: true, subtree: true });
+  } else {
+    if (awayWatch) awayWatch.disconnect();
+    awayWatch = null;
+    for (const control of document.querySelectorAll('[data-away="off"]')) {
+      control.disabled = false;
+      delete control.dataset.away;
+    }
+  }
+};
+
+// Pages without a live stream ask whether the service is there every few seconds.
+setInterval(() => {
+  if (!Bosun.streams && document.visibilityState === "visible") Bosun.api("/api/health").catch(() => {});
+}, 4000);
 
 Bosun.linkState = function (element, state) {
   if (!element) return;
@@ -138,17 +244,67 @@ Bosun.itemIcon = function (item, size) {
 
 Bosun.ITEMS = ["boat", "barrel", "bottle", "crate", "chest", "plank", "sailor", "rat"];
 
-Bosun.feedHtml = function (feed, limit) {
+Bosun.plural = function (n, word, many) {
+  return n + " " + (n === 1 ? word : many || word + "s");
+};
+
+// The referee's lines in players' words: pieces, not grams (the operator sees the grams).
+// Every rewrite applies in turn; a line none matches is shown as the referee wrote it.
+const PLAIN_WORDS = [
+  [/ \([0-9.]+ g\)/g, ""], // "ann loaded a chest (9.2 g)": the piece says it
+  [/^[0-9.]+ g leaving the ship/, "cargo is slipping off the ship …"],
+  [/^[0-9.]+ g fell off the ship/, "cargo fell off the ship"],
+  [/^[0-9.]+ g moved from/, "cargo slid from"],
+  [/^[0-9.]+ g taken off by hand/, "a piece was taken off by hand"],
+  [/^(dock \d+) changed by [-+0-9.]+ g, not a whole number of barrels.*$/, "$1: the scale does not read a whole number of barrels"],
+];
+Bosun.plainWords = function (text) {
+  return PLAIN_WORDS.reduce((line, [pattern, words]) => line.replace(pattern, words), text);
+};
+
+// options.grams: the operator's view, the referee's lines as they are
+Bosun.feedHtml = function (feed, limit, options) {
+  const grams = options && options.grams;
   const lines = (feed || []).filter((f) => f.level !== "debug").slice(-(limit || 12)).reverse();
   if (!lines.length) return '<li class="muted">nothing yet</li>';
   return lines
     .map(
       (f) =>
         '<li class="feed-' + Bosun.esc(f.level || "info") + '"><time>' + Bosun.clock(f.at_ms) + "</time> " +
-        Bosun.esc(f.text) + (f.rule ? ' <span class="rule">' + Bosun.esc(f.rule) + "</span>" : "") + "</li>"
+        Bosun.ruleChips(Bosun.esc(grams ? f.text : Bosun.plainWords(f.text))) + (f.rule ? " " + Bosun.ruleChip(f.rule) : "") + "</li>"
     )
     .join("");
 };
+
+// -- rule chips: tap one to read its rule (the texts are in rules.js) --------------------
+
+Bosun.ruleChip = function (rule) {
+  const text = (Bosun.RULES || {})[rule];
+  if (!text) return '<span class="rule">' + Bosun.esc(rule) + "</span>";
+  return '<button type="button" class="rule" data-rule="' + Bosun.esc(rule) + '" aria-haspopup="dialog" aria-label="rule ' +
+    Bosun.esc(rule) + ': what it says">' + Bosun.esc(rule) + "</button>";
+};
+
+// "(RR5)" in a sentence becomes its chip
+Bosun.ruleChips = function (html) {
+  return html.replace(/\b((?:RR|MB)\d+[a-c]?)\b/g, (m, rule) => ((Bosun.RULES || {})[rule] ? Bosun.ruleChip(rule) : m));
+};
+
+document.addEventListener("click", (event) => {
+  const chip = event.target.closest("button.rule[data-rule]");
+  if (!chip) return;
+  const help = document.getElementById("rule-help");
+  if (!help) return;
+  document.getElementById("rule-help-id").textContent = chip.dataset.rule;
+  document.getElementById("rule-help-text").textContent = Bosun.RULES[chip.dataset.rule];
+  if (help.showPopover) {
+    if (help.matches(":popover-open")) help.hidePopover();
+    help.showPopover();
+  } else {
+    help.hidden = false;
+  }
+  help.querySelector("button").focus();
+});
 
 // The alerts nobody may miss: ship offline, sensor faults, flagged decisions, calibration.
 Bosun.alertsHtml = function (snapshot, options) {
@@ -183,7 +339,7 @@ Bosun.alertsHtml = function (snapshot, options) {
     } else {
       buttons = '<div class="muted">Answer on any player\'s page.</div>';
     }
-    out.push('<div class="alert flag big" data-alert="flag" data-flag-id="' + Bosun.esc(flag.id) + '"><strong>Check this</strong> — ' + Bosun.esc(flag.text) + buttons + "</div>");
+    out.push('<div class="alert flag big" data-alert="flag" data-flag-id="' + Bosun.esc(flag.id) + '"><strong>Check this</strong> — ' + Bosun.ruleChips(Bosun.esc(flag.text)) + buttons + "</div>");
   }
   return out.join("");
 };
@@ -218,3 +374,6 @@ Bosun.countdown = function (element, scale) {
     },
   };
 };
+
+// the colours the page came with (a seat's own colour on its header and page)
+Bosun.readableColours(document.body);

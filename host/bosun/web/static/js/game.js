@@ -100,7 +100,7 @@
       data.push(cols.table_g);
     }
     box.innerHTML = "";
-    const width = Math.max(280, box.clientWidth || 520);
+    const width = Math.max(200, box.clientWidth || 520);
     const axis = { stroke: "#9fb6c8", grid: { stroke: "rgba(255,255,255,.07)" }, ticks: { stroke: "rgba(255,255,255,.15)" } };
     const marker = {
       hooks: {
@@ -134,10 +134,9 @@
     );
   }
 
-  // Montego Bay: the harbour and the points as they stand, or as the game ended
+  // the players' colours: their table's, or the seats' defaults for a table gone since
   const SEAT_COLOURS = ["#e63946", "#2a9df4", "#f4d35e", "#7bd389"]; // bosun.tables' default
-  async function harbourHtml(data) {
-    const g = data.game;
+  async function coloursOf(g) {
     let colours = {};
     g.players.forEach((p, i) => (colours[p] = SEAT_COLOURS[i % SEAT_COLOURS.length]));
     try {
@@ -146,6 +145,12 @@
     } catch (err) {
       // a table no longer configured: its seats' default colours
     }
+    return colours;
+  }
+
+  // Montego Bay: the harbour and the points as they stand, or as the game ended
+  async function harbourHtml(data) {
+    const colours = await coloursOf(data.game);
     const board = Bosun.boards["montego-bay"];
     const snapshot = { state: data.state, referee: { colours: colours }, virtual: false };
     const ranked = Object.keys(data.state.players).sort((a, b) => data.state.players[b].points - data.state.players[a].points);
@@ -155,7 +160,7 @@
         (data.state.winners.indexOf(p) >= 0 ? ' <span class="tag captain">won</span>' : "") + '</td><td class="num">' + info.points + ' points</td><td class="num">' +
         info.silver + ' silver</td><td class="num">' + info.barrels + " barrels in supply</td></tr>";
     });
-    return board.draw(snapshot) + '<table class="data compact mb-scores"><tbody>' + rows.join("") + "</tbody></table>" +
+    return board.draw(snapshot, { compact: window.innerWidth < 700 }) + '<table class="data compact mb-scores"><tbody>' + rows.join("") + "</tbody></table>" +
       (data.state.events.length ? '<h3>The last round</h3><ol class="events">' + data.state.events.filter((e) => e.kind !== "reveal").map((e) => "<li>" + board.eventText(snapshot, e) + "</li>").join("") + "</ol>" : "");
   }
 
@@ -175,19 +180,20 @@
     else if (g.abandoned) outcome = "abandoned after " + Bosun.duration(g.length_ms);
     else outcome = (g.winners || []).join(" and ") + " won after " + g.rounds + " rounds, " + Bosun.duration(g.length_ms);
     const harbour = data.state && data.state.game === "montego-bay";
-    el("game-summary").textContent = g.players.join(", ") + " — " + outcome + (harbour ? " · Montego Bay" : " · " + g.falls + " falls");
+    el("game-summary").textContent = g.players.join(", ") + " — " + outcome + (harbour ? " · Montego Bay" : " · " + Bosun.plural(g.falls, "fall"));
     const exportLog = el("export-log");
     if (g.running && !root.dataset.key) {
       // a running game's log holds cards not revealed yet: it is exported once it is over
       exportLog.removeAttribute("href");
       exportLog.classList.add("disabled");
-      exportLog.textContent = "Game log (JSONL): when the game is over";
+      exportLog.textContent = "The game's record: when the game is over";
     }
     if (harbour) {
       el("timeline-title").textContent = g.running ? "The harbour now" : "How it ended";
       Bosun.render(el("timeline"), await harbourHtml(data));
     } else {
       Bosun.render(el("timeline"), timelineHtml(data));
+      if (!g.running && !el("replay").dataset.turn) Bosun.gameReplay(el("replay"), data, await coloursOf(g));
     }
     const momentsChanged = Bosun.render(el("moments"), momentsHtml(data.moments));
     window.bosunGame = data;

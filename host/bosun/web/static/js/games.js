@@ -27,9 +27,12 @@
       else if (g.abandoned) winner = '<span class="muted">abandoned</span>';
       else winner = (g.winners || []).map(esc).join(", ");
       const href = Bosun.withKey("/games/" + encodeURIComponent(g.game_id), key);
-      return '<tr data-game="' + esc(g.game_id) + '"><td>' + esc(Bosun.dateTime(g.started_at_ms)) + "</td><td>" + esc(g.table) + "</td><td>" +
-        g.players.map(esc).join(", ") + "</td><td>" + winner + "</td><td>" + esc(g.running ? "" : Bosun.duration(g.length_ms)) + "</td><td>" +
-        esc(g.rounds || "") + "</td><td>" + g.falls + '</td><td><a href="' + esc(href) + '">open</a></td></tr>';
+      // each cell says what it is: on a phone the row is a card of labelled lines
+      const cell = (label, html) => '<td data-label="' + label + '">' + html + "</td>";
+      return '<tr data-game="' + esc(g.game_id) + '">' + cell("Started", esc(Bosun.dateTime(g.started_at_ms))) + cell("Table", esc(g.table)) +
+        cell("Players", g.players.map(esc).join(", ")) + cell("Winner", winner) + cell("Length", esc(g.running ? "" : Bosun.duration(g.length_ms))) +
+        cell("Rounds", esc(g.rounds || "")) + cell("Falls", g.falls) +
+        cell("", '<a href="' + esc(href) + '">open<span class="sr-only"> the game of ' + esc(Bosun.dateTime(g.started_at_ms)) + "</span></a>") + "</tr>";
     }).join("");
   }
   filter.addEventListener("change", load);

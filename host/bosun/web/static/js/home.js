@@ -18,9 +18,14 @@
   const gameTitles = { riffraff: "Riff Raff", "montego-bay": "Montego Bay" };
   const seatsSeen = {};
 
-  function card(t) {
-    const state = t.ship_online ? '<span class="pill ok">ship online</span>' : '<span class="pill bad">ship offline</span>';
-    const phase = t.phase ? (phaseText[t.phase] || t.phase) + (t.round ? " · round " + t.round : "") : "no game";
+  // `since`: the service is away; what the table was doing is not known now
+  function card(t, since) {
+    let state = t.ship_online ? '<span class="pill ok">ship online</span>' : '<span class="pill bad">ship offline</span>';
+    let phase = t.phase ? (phaseText[t.phase] || t.phase) + (t.round ? " · round " + t.round : "") : "no game";
+    if (since) {
+      state = '<span class="pill unknown">not known</span>';
+      phase = "no news since " + Bosun.clock(since);
+    }
     return '<article class="panel table-card" data-table="' + esc(t.id) + '">' +
       '<div class="table-card-head"><h2><a href="' + esc(link("/tables/" + t.id)) + '">' + esc(t.id) + "</a></h2>" + state + "</div>" +
       '<p class="muted">' + esc(gameTitles[t.game] || t.game) + " · " + esc(phase) + "</p>" +
@@ -35,25 +40,35 @@
     if (!box) return;
     try {
       const links = await Bosun.api(Bosun.withKey("/api/tables/" + encodeURIComponent(t.id) + "/seat-links", key));
-      box.innerHTML = links.seats.map((seat) =>
+      const warning = links.reachable_by_phones ? "" : '<p class="reach-note">These codes point to ' + esc(location.host) +
+        ", which phones cannot reach. Start bosun with --host 0.0.0.0 and open this page by the computer's network address.</p>";
+      box.innerHTML = warning + '<p class="row"><a class="button secondary small" href="' + esc(link("/tables/" + t.id + "/seat-cards")) + '">Seat cards to print</a></p>' +
+        '<div class="seat-link-grid">' + links.seats.map((seat) =>
         '<figure class="seat-link" data-player="' + esc(seat.player) + '" style="--c:' + esc(seat.colour) + '">' +
         '<img src="' + esc(seat.qr) + '" alt="QR code of ' + esc(seat.player) + "'s seat\" width=\"104\" height=\"104\">" +
         '<figcaption><span class="dot"></span><a href="' + esc(seat.path) + '" target="_blank" rel="noopener">join as ' + esc(seat.player) + "</a>" +
-        (seat.human ? ' <span class="tag human">person</span>' : "") + "</figcaption></figure>").join("");
+        (seat.human ? ' <span class="tag human">person</span>' : "") + "</figcaption></figure>").join("") + "</div>";
     } catch (err) {
       box.textContent = err.message;
     }
   }
 
+  let lastTables = null;
+  let lastHeardAt = null;
   async function refresh() {
     let tables;
     try {
       tables = await Bosun.api("/api/tables");
     } catch (err) {
+      // away: the last answer is stale, so no "ship online" and no round from it
+      if (lastTables) Bosun.render(grid, lastTables.map((t) => card(t, lastHeardAt)).join(""));
+      for (const id of Object.keys(seatsSeen)) delete seatsSeen[id];
       return;
     }
+    lastTables = tables;
+    lastHeardAt = Date.now();
     if (!tables.length) return;
-    const html = tables.map(card).join("");
+    const html = tables.map((t) => card(t)).join("");
     if (grid.__html !== html) {
       Bosun.render(grid, html);
       for (const t of tables) delete seatsSeen[t.id];

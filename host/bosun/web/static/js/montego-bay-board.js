@@ -194,6 +194,15 @@
 
   // -- the harbour (MB3, MB9): docks, ships, slots, cargo --------------------------------
 
+  // MB9: a ship's points go to the most barrels aboard, the second most (and the third)
+  const PLACES = ["1st", "2nd", "3rd", "4th"];
+  function placesText(points) {
+    return points.map((p, i) => PLACES[i] + " " + p).join(" · ");
+  }
+  function pointsMeaning(points) {
+    return "When it sails: " + points.map((p, i) => p + " points for the " + ["most", "second most", "third most", "fourth most"][i] + " barrels aboard").join(", ") + " (MB9)";
+  }
+
   function cargoSlots(snapshot, dock) {
     const players = Object.keys(snapshot.state.players);
     const out = [];
@@ -245,7 +254,7 @@
           parts.push('<rect class="slot" x="' + sx + '" y="' + sy + '" width="' + size + '" height="' + size + '" rx="5"/>');
         }
       });
-      parts.push('<text class="ship-points" x="' + cx + '" y="' + (hullY + 19) + '" text-anchor="middle">' + dock.points.join(" · ") + " pts</text>");
+      parts.push('<text class="ship-points" x="' + cx + '" y="' + (hullY + 19) + '" text-anchor="middle"><title>' + esc(pointsMeaning(dock.points)) + "</title>" + placesText(dock.points) + "</text>");
       parts.push('<text class="ship-slots" x="' + (x + w - 12) + '" y="' + (y + 22) + '" text-anchor="end">' + aboard + "/" + dock.slots + "</text>");
     }
     if (felt !== undefined && !L.compact && dock !== null && !dock.pilot) {
@@ -297,11 +306,11 @@
     const off = (o) => Object.keys(o).map((d) => plural(o[d], "barrel") + " off dock " + esc(d)).join(", ");
     switch (e.kind) {
       case "reveal":
-        return "cards revealed (MB6)";
+        return "cards revealed " + Bosun.ruleChip("MB6");
       case "move": {
         let t = w(e.worker) + " " + esc(e.from) + " → " + esc(e.to) + " (" + e.steps + ")";
         if (e.bumped) t += ", pushing " + w(e.bumped.worker) + " to " + esc(e.bumped.to);
-        if (e.pushed_back_from) t += ", back from " + esc(e.pushed_back_from) + " (MB7)";
+        if (e.pushed_back_from) t += ", back from " + esc(e.pushed_back_from) + " " + Bosun.ruleChip("MB7");
         return t;
       }
       case "room": {
@@ -319,11 +328,11 @@
       case "score": {
         if (e.pilot) return "the pilot boat left dock " + e.dock;
         const scores = Object.keys(e.scores || {}).map((p) => who(snapshot, p) + " +" + e.scores[p]).join(", ");
-        const why = e.why === "filled" ? "full, sailed (MB9)" : e.why === "game end" ? "scored at the end (MB10)" : "sailed from the first dock (MB10)";
+        const why = e.why === "filled" ? "full, sailed " + Bosun.ruleChip("MB9") : e.why === "game end" ? "scored at the end " + Bosun.ruleChip("MB10") : "sailed from the first dock " + Bosun.ruleChip("MB10");
         return "dock " + e.dock + " " + why + (scores ? ": " + scores : "");
       }
       case "order":
-        return e.reshuffled ? "order tokens shuffled (MB11)" : "last order token to the front (MB11)";
+        return e.reshuffled ? "order tokens shuffled " + Bosun.ruleChip("MB11") : "last order token to the front " + Bosun.ruleChip("MB11");
       default:
         return esc(e.kind);
     }
@@ -338,17 +347,17 @@
       const waiting = players.filter((p) => !(p in s.hires));
       const said = players.filter((p) => p in s.hires).map((p) => who(snapshot, p) + ": " + (s.hires[p] ? "wants him (" + esc(s.hires[p]) + ")" : "passes"));
       body = '<p class="phase-title">Lazy Jack?</p><p class="phase-sub">' + (waiting.length ? "waiting for " + waiting.map((p) => who(snapshot, p)).join(", ") : "") +
-        "</p>" + (said.length ? '<p class="muted small">' + said.join(" · ") + " (MB5)</p>" : "");
+        "</p>" + (said.length ? '<p class="muted small">' + said.join(" · ") + " " + Bosun.ruleChip("MB5") + "</p>" : "");
     } else if (s.phase === "cards") {
       const waiting = players.filter((p) => s.chosen.indexOf(p) < 0);
       body = '<p class="phase-title">Choose your cards</p><p class="phase-sub">' +
         (waiting.length ? "waiting for " + waiting.map((p) => who(snapshot, p)).join(", ") : "all chosen") + "</p>" +
-        (s.jack ? '<p class="muted small">' + who(snapshot, s.jack.player) + " hired Lazy Jack with the " + esc(s.jack.worker) + " worker (MB5)</p>" : "");
+        (s.jack ? '<p class="muted small">' + who(snapshot, s.jack.player) + " hired Lazy Jack with the " + esc(s.jack.worker) + " worker " + Bosun.ruleChip("MB5") + "</p>" : "");
     } else if (s.phase === "resolve" && s.pending) {
       const p = s.pending;
       const verb = p.action === "load" ? "loads" : "takes off";
       body = '<p class="phase-title turn" style="--c:' + esc(colourOf(snapshot, p.player)) + '">' + esc(p.player) + " " + verb + " " + plural(p.count, "barrel") + "</p>" +
-        '<p class="phase-sub">from <strong class="zone-call">' + esc(p.room) + "</strong> · " + (p.action === "load" ? "onto any ships at the docks" : "off their ships") + ' <span class="rule">MB15</span></p>';
+        '<p class="phase-sub">from <strong class="zone-call">' + esc(p.room) + "</strong> · " + (p.action === "load" ? "onto any ships at the docks" : "off their ships") + ' ' + Bosun.ruleChip("MB15") + '</p>';
     } else if (s.phase === "over") {
       body = '<p class="phase-title">' + (s.winners.length ? s.winners.map((p) => who(snapshot, p)).join(" and ") + (s.winners.length > 1 ? " win" : " wins") : "Game over") + "</p>" +
         '<p class="phase-sub">' + (snapshot.virtual ? "a new game starts in a moment" : "start a new game when you are ready") + "</p>";
@@ -396,6 +405,8 @@
     phase: phaseHtml,
     players: playersHtml,
     eventText: eventText,
+    placesText: placesText,
+    pointsMeaning: pointsMeaning,
     cardChips: cardChips,
     colourOf: colourOf,
   };

@@ -38,13 +38,13 @@
     let line = "";
     if (st.phase === "hire") {
       const waiting = players.filter((p) => !(p in st.hires) && p !== me);
-      if (!(me in st.hires)) line = '<p class="big-line">Hire Lazy Jack?</p><p class="muted">3 silver; he moves first and works for you this round (MB5).</p>';
+      if (!(me in st.hires)) line = '<p class="big-line">Hire Lazy Jack?</p><p class="muted">3 silver; he moves first and works for you this round ' + Bosun.ruleChip("MB5") + '.</p>';
       else line = '<p class="big-line">' + (st.hires[me] ? "You want Lazy Jack" : "You pass") + "</p>" +
         (waiting.length ? '<p class="muted">Waiting for ' + waiting.map(who).join(", ") + ".</p>" : "");
     } else if (st.phase === "cards") {
       const mine = st.my_cards || {};
       const waiting = players.filter((p) => st.chosen.indexOf(p) < 0 && p !== me);
-      if (st.chosen.indexOf(me) < 0) line = '<p class="big-line">Choose your cards</p><p class="muted">One for each worker' + (st.jack && st.jack.player === me ? ", and one for Lazy Jack" : "") + ": nobody sees them until all are in (MB6).</p>";
+      if (st.chosen.indexOf(me) < 0) line = '<p class="big-line">Choose your cards</p><p class="muted">One for each worker' + (st.jack && st.jack.player === me ? ", and one for Lazy Jack" : "") + ": nobody sees them until all are in " + Bosun.ruleChip("MB6") + ".</p>";
       else line = '<p class="big-line">Your cards: <span class="my-cards" data-my-cards="' + esc(JSON.stringify(mine)) + '">' + board.cardChips(mine) + "</span></p>" +
         '<p class="muted">Secret until everyone has chosen' + (waiting.length ? " — waiting for " + waiting.map(who).join(", ") : "") + ".</p>";
     } else if (st.phase === "resolve" && st.pending) {
@@ -53,7 +53,7 @@
       if (p.player === me) {
         line = '<p class="big-line my-turn">' + what + ' <span class="muted">from ' + esc(p.room) + "</span></p>" +
           '<p class="muted">' + (p.action === "load" ? "Put them on any ships at the docks (not the pilot boat)" : "Take them off your ships") +
-          ": choose below, or just move the barrels — the harbour answers for you (MB15).</p>";
+          ": choose below, or just move the barrels — the harbour answers for you " + Bosun.ruleChip("MB15") + ".</p>";
       } else {
         line = '<p class="big-line">' + who(p.player) + (p.action === "load" ? " loads " : " takes off ") + plural(p.count, "barrel") + "</p>" +
           '<p class="muted">from ' + esc(p.room) + "</p>";
@@ -89,8 +89,8 @@
       const ok = legal.some((a) => a.worker === k);
       return '<button class="button big" type="button" data-do="hire" data-worker="' + k + '"' + (ok ? "" : " disabled") + ">Hire him with my " + k + " worker</button>";
     });
-    const note = silver < 3 ? '<p class="muted">He costs 3 silver; you have ' + silver + ".</p>" : '<p class="muted">Only the player who gets him pays; with fewer points you come first (MB5).</p>';
-    return '<div class="panel"><h2>Lazy Jack <span class="rule">MB5</span></h2>' + note +
+    const note = silver < 3 ? '<p class="muted">He costs 3 silver; you have ' + silver + ".</p>" : '<p class="muted">Only the player who gets him pays; with fewer points you come first ' + Bosun.ruleChip("MB5") + '.</p>';
+    return '<div class="panel"><h2>Lazy Jack ' + Bosun.ruleChip("MB5") + '</h2>' + note +
       '<div class="choice-row">' + buttons.join("") + '<button class="button big secondary" type="button" data-do="hire" data-worker="">No, pass</button></div></div>';
   }
 
@@ -114,7 +114,8 @@
       return '<div class="card-row" data-kind="' + kind + '"><span class="card-row-label">' + label + '</span><div class="card-grid">' + buttons + "</div></div>";
     });
     const ready = legal.some((a) => a.big === cardDraft.big && a.little === cardDraft.little && (a.jack === undefined || a.jack === cardDraft.jack));
-    return '<div class="panel"><h2>Your cards <span class="rule">MB6</span></h2>' + rows.join("") +
+    return '<div class="panel"><h2>Your cards ' + Bosun.ruleChip("MB6") + '</h2><p class="help-line">A card moves its worker that many stops clockwise ' + Bosun.ruleChip("MB7") +
+      "; the small label is the stop it lands on if nobody is in the way " + Bosun.ruleChip("MB12") + ".</p>" + rows.join("") +
       '<button class="button big wide" type="button" data-do="cards"' + (ready ? "" : " disabled") + ">Play these cards</button></div>";
   }
 
@@ -132,7 +133,7 @@
       if (room <= 0) return "";
       const chosen = shipDraft.ships[n] || 0;
       const what = p.action === "load" ? plural(room, "free slot") : plural(room, "barrel") + " of yours";
-      return '<div class="ship-row" data-dock="' + n + '"><span class="ship-row-label"><strong>Dock ' + n + "</strong> " + '<span class="muted small">' + what + " · " + dock.points.join("·") + " pts</span></span>" +
+      return '<div class="ship-row" data-dock="' + n + '"><span class="ship-row-label"><strong>Dock ' + n + "</strong> " + '<span class="muted small">' + what + '</span><span class="muted small" title="' + esc(board.pointsMeaning(dock.points)) + '">pays ' + board.placesText(dock.points) + "</span></span>" +
         '<span class="stepper"><button class="button small secondary" type="button" data-do="less" data-dock="' + n + '"' + (chosen > 0 ? "" : " disabled") + ' aria-label="one barrel fewer at dock ' + n + '">−</button>' +
         '<span class="step-count" data-count="' + chosen + '">' + chosen + "</span>" +
         '<button class="button small secondary" type="button" data-do="more" data-dock="' + n + '"' + (chosen < room && total < p.count ? "" : " disabled") + ' aria-label="one barrel more at dock ' + n + '">+</button></span></div>';
@@ -141,7 +142,10 @@
     for (const d of Object.keys(shipDraft.ships)) if (shipDraft.ships[d]) answer[d] = shipDraft.ships[d];
     const ready = legal.some((a) => sameShips(a.ships, answer));
     const verb = p.action === "load" ? "Load" : "Take off";
-    return '<div class="panel answer"><h2>' + verb + " " + plural(p.count, "barrel") + ' <span class="rule">MB15</span></h2>' + rows.join("") +
+    const why = p.action === "load"
+      ? "A ship whose last slot you fill sails at once: 1 point for you, and its points go to the most barrels aboard, then the second most " + Bosun.ruleChip("MB9") + "."
+      : "Broken barrels: take this many of your barrels off the ships you choose.";
+    return '<div class="panel answer"><h2>' + verb + " " + plural(p.count, "barrel") + ' ' + Bosun.ruleChip("MB15") + '</h2><p class="help-line">' + why + "</p>" + rows.join("") +
       '<p class="muted small answer-total" data-total="' + total + '">' + total + " of " + p.count + " chosen · exactly " + p.count + " (the room, your supply and the free slots allow no other)</p>" +
       '<button class="button big wide" type="button" data-do="answer"' + (ready ? "" : " disabled") + ">" + verb + " these</button></div>";
   }
@@ -207,6 +211,15 @@
     return "<h2>Cards this round</h2><ul class=\"round-cards\">" + chips.join("") + "</ul>";
   }
 
+  // the decision that is mine now, named so that a new one alerts once (turn-alerts.js)
+  function myDecision(s) {
+    const st = s.state;
+    if (!st || !isHuman(s)) return null;
+    if ((s.legal || []).length || (st.pending && st.pending.player === me)) return st.phase + ":" + st.round + ":" + (questionKey(st) || "");
+    return null;
+  }
+  const turn = Bosun.turnAlerts();
+
   function show(s) {
     snap = s;
     window.bosunLast = s;
@@ -218,6 +231,7 @@
     Bosun.render(el("hands"), hands);
     Bosun.render(el("mine"), mineHtml(s));
     Bosun.render(el("mini-board"), board.draw(s, { compact: true }));
+    turn.update(myDecision(s), !!s.state && s.state.phase !== "over" && isHuman(s));
     Bosun.render(el("round-cards"), roundCardsHtml(s));
     Bosun.render(el("feed"), Bosun.feedHtml(s.feed, 6));
     const undo = (s.state && s.state.phase) || "none";

@@ -48,7 +48,8 @@
       .join("");
   }
 
-  // snapshot: the table's (or a seat's) snapshot; options.compact for phones
+  // snapshot: the table's (or a seat's) snapshot; options.compact for phones, options.grams
+  // for the operator (players see pieces, not grams)
   function ship(snapshot, options) {
     const opts = options || {};
     const state = snapshot.state || {};
@@ -94,9 +95,10 @@
       if (faults.indexOf(zone) >= 0) {
         parts.push('<rect x="' + box.x + '" y="' + box.y + '" width="' + box.w + '" height="' + box.h + '" rx="9" fill="url(#fault-hatch)"/>');
       }
-      parts.push('<circle class="zone-badge" cx="' + (box.x + 13) + '" cy="' + (box.y + 13) + '" r="10"/>');
-      parts.push('<text class="zone-no" x="' + (box.x + 13) + '" y="' + (box.y + 17.5) + '" text-anchor="middle">' + zone + "</text>");
-      if (g !== null && g !== undefined) {
+      parts.push('<circle class="zone-badge" cx="' + (box.x + 14) + '" cy="' + (box.y + 14) + '" r="11.5"/>');
+      // two digits are set narrower, so "10" stays inside its circle
+      parts.push('<text class="zone-no' + (zone >= 10 ? " two-digits" : "") + '" x="' + (box.x + 14) + '" y="' + (box.y + 18.5) + '" text-anchor="middle">' + zone + "</text>");
+      if (opts.grams && g !== null && g !== undefined) {
         parts.push('<text class="zone-g" x="' + (box.x + box.w - 8) + '" y="' + (box.y + 18) + '" text-anchor="end">' + Math.max(0, g).toFixed(1) + " g</text>");
       }
       parts.push(piecesSvg(items, box));
@@ -109,7 +111,7 @@
     }
     // the table mat
     const tableG = weights && weights.table_g;
-    if (tableG !== null && tableG !== undefined && !opts.compact) {
+    if (opts.grams && tableG !== null && tableG !== undefined && !opts.compact) {
       parts.push('<text class="mat-g" x="210" y="466" text-anchor="middle">table mat ' + Math.max(0, tableG).toFixed(1) + " g</text>");
     }
     parts.push("</svg>");
@@ -130,8 +132,8 @@
       body = '<p class="phase-title">Choose your cards</p><p class="phase-sub">' +
         (waiting.length ? "waiting for " + waiting.map(who).join(", ") : "all chosen") + "</p>";
     } else if (s.phase === "decide") {
-      const what = s.pending.decision === "captain" ? "who becomes captain (RR5)" : "who goes next (RR6)";
-      body = '<p class="phase-title">' + who(s.pending.by) + " decides</p><p class=\"phase-sub\">" + esc(what) + " among " + s.pending.among.map(who).join(", ") + "</p>";
+      const what = s.pending.decision === "captain" ? "who becomes captain " + Bosun.ruleChip("RR5") : "who goes next " + Bosun.ruleChip("RR6");
+      body = '<p class="phase-title">' + who(s.pending.by) + " decides</p><p class=\"phase-sub\">" + what + " among " + s.pending.among.map(who).join(", ") + "</p>";
     } else if (s.phase === "turn") {
       const pieces = s.pieces_announced === 2 ? "two pieces" : "one piece";
       body = '<p class="phase-title turn" style="--c:' + esc(colours[s.turn] || "#f4a261") + '">' + esc(s.turn) + "'s turn</p>" +
@@ -169,7 +171,7 @@
         // RR7: only the most recent round's card lies face up; earlier ones are memory
         '<div class="played muted" title="only the last round\'s cards stay face up (RR7)">last card: ' + (info.played.length ? info.played.join(" · ") : "—") + "</div></li>";
     });
-    const boxed = s.boxed ? '<p class="muted">' + s.boxed + " piece" + (s.boxed > 1 ? "s" : "") + " in the box (RR12)</p>" : "";
+    const boxed = s.boxed ? '<p class="muted">' + Bosun.plural(s.boxed, "piece") + " in the box " + Bosun.ruleChip("RR12") + "</p>" : "";
     return "<h2>Players</h2><ol class=\"player-list\">" + rows.join("") + "</ol>" + boxed;
   }
 

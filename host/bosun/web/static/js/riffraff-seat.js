@@ -37,7 +37,11 @@
         ? '<p class="big-line">You decide ' + what + "</p>"
         : '<p class="big-line">' + who(st.pending.by) + " decides " + what + "</p>";
     } else if (st.phase === "turn") {
-      if (st.turn === me) {
+      if (st.turn === me && (s.legal || []).some((a) => a.type === "announce" && a.pieces === 2)) {
+        // RR9: one or two is said before loading
+        line = '<p class="big-line my-turn">Your turn on <span class="zone-call">zone ' + st.target_zone + "</span></p>" +
+          '<p class="muted">First say how many pieces you load: one or two.</p>';
+      } else if (st.turn === me) {
         const n = st.pieces_announced === 2 ? "two pieces" : "one piece";
         const left = (st.pieces_announced || 1) - (st.pieces_loaded || 0);
         line = '<p class="big-line my-turn">Your turn: ' + (left > 0 ? "load " + n + " on" : "wait on") + ' <span class="zone-call">zone ' + st.target_zone + "</span></p>" +
@@ -65,9 +69,11 @@
         let cards = "";
         for (let v = 1; v <= 10; v++) {
           const used = played.indexOf(v) >= 0;
-          cards += '<button class="card-button" type="button" data-do="card" data-value="' + v + '"' + (values.indexOf(v) < 0 ? " disabled" : "") + (used ? ' data-used="yes"' : "") + ">" + v + "</button>";
+          cards += '<button class="card-button" type="button" data-do="card" data-value="' + v + '"' + (values.indexOf(v) < 0 ? " disabled" : "") + (used ? ' data-used="yes"' : "") + ">" +
+            (used ? "<s>" + v + '</s><span class="used-word">played</span>' : v) + "</button>";
         }
-        out.push('<div class="panel"><h2>Your cards</h2><div class="card-grid">' + cards + "</div></div>");
+        out.push('<div class="panel"><h2>Your cards</h2><p class="help-line">Your card is the zone you load onto this round ' + Bosun.ruleChip("RR8") +
+          "; the highest card makes you captain " + Bosun.ruleChip("RR5") + ". Each card once a cycle " + Bosun.ruleChip("RR7") + '.</p><div class="card-grid">' + cards + "</div></div>");
       }
     }
     const decisions = legal.filter((a) => a.type === "captain" || a.type === "next");
@@ -79,7 +85,8 @@
     }
     const announce = legal.filter((a) => a.type === "announce");
     if (announce.some((a) => a.pieces === 2)) {
-      out.push('<div class="panel"><h2>How many pieces? <span class="rule">RR9</span></h2><p class="muted">The zone already holds cargo: you may load two. Say it before loading.</p><div class="choice-row">' +
+      out.push('<div class="panel"><h2>How many pieces? ' + Bosun.ruleChip("RR9") + '</h2><p class="help-line">Zone ' + st.target_zone +
+        " already holds cargo, so you may load two pieces there, one after the other. Say it before you load: it cannot be changed, and if the first falls the second is not loaded.</p><div class=\"choice-row\">" +
         '<button class="button big secondary" type="button" data-do="announce" data-pieces="1">One piece</button>' +
         '<button class="button big" type="button" data-do="announce" data-pieces="2">Two pieces</button></div></div>');
     }
@@ -174,7 +181,7 @@
         '</select></label> <button class="button secondary" type="button" data-do="correct-add">Add it</button></p>'
       : "";
     Bosun.render(correctBox,
-      '<h2>What really fell? <span class="rule">RR13a</span></h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>' +
+      '<h2>What really fell? ' + Bosun.ruleChip("RR13a") + '</h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>' +
       '<ol class="correct-list">' + (rows || '<li class="muted">no piece</li>') + "</ol>" + add +
       '<div class="choice-row"><button class="button" type="button" data-do="correct-send">Send the correction</button>' +
       '<button class="button secondary" type="button" data-do="correct-cancel">Cancel</button></div>');
@@ -206,6 +213,18 @@
     return "<h2>Cards this round</h2><ul class=\"round-cards\">" + chips.join("") + "</ul>";
   }
 
+  // the decision that is mine now, named so that a new one alerts once (turn-alerts.js)
+  function myDecision(s) {
+    const st = s.state;
+    if (!st || !isHuman(s)) return null;
+    const when = st.cycle + ":" + st.round;
+    if (st.phase === "choose" && (st.my_card === null || st.my_card === undefined)) return "card:" + when;
+    if (st.phase === "decide" && st.pending.by === me) return st.pending.decision + ":" + when;
+    if (st.phase === "turn" && st.turn === me) return "turn:" + when;
+    return null;
+  }
+
+  const turn = Bosun.turnAlerts();
   const countdown = Bosun.countdown(el("countdown"), scale);
   function show(s) {
     snap = s;
@@ -223,6 +242,7 @@
     Bosun.render(el("hands"), hands);
     Bosun.render(el("mine"), mineHtml(s));
     Bosun.render(el("mini-board"), board.ship(s, { compact: true }));
+    turn.update(myDecision(s), !!s.state && s.state.phase !== "over" && isHuman(s));
     Bosun.render(el("round-cards"), roundCardsHtml(s));
     Bosun.render(el("feed"), Bosun.feedHtml(s.feed, 6));
     document.body.dataset.phase = s.state ? s.state.phase : "none";

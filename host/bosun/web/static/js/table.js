@@ -11,19 +11,16 @@
   const board = Bosun.boards[root.dataset.game];
   const el = (id) => document.getElementById(id);
   const countdown = Bosun.countdown(el("countdown"), scale);
-  // every snapshot's arrival (ms since epoch) with the feed it brought: tests read this
-  window.bosunReceived = [];
+  const grams = !!key; // the operator sees the grams; the players, pieces
 
-  function show(snapshot, receivedAt) {
+  function show(snapshot) {
     window.bosunLast = snapshot;
-    window.bosunReceived.push({ at: receivedAt, feed: (snapshot.feed || []).map((f) => f.at_ms + "|" + f.text) });
-    if (window.bosunReceived.length > 500) window.bosunReceived.shift();
     Bosun.render(el("alerts"), Bosun.alertsHtml(snapshot, { answer: false }));
-    Bosun.render(el("board"), board.draw(snapshot));
+    Bosun.render(el("board"), board.draw(snapshot, { grams: grams }));
     Bosun.render(el("phase"), board.phase(snapshot));
     countdown.set(snapshot);
     Bosun.render(el("players"), board.players(snapshot));
-    Bosun.render(el("feed"), Bosun.feedHtml(snapshot.feed, 14));
+    Bosun.render(el("feed"), Bosun.feedHtml(snapshot.feed, root.dataset.tv ? 8 : 14, { grams: grams }));
     document.body.dataset.phase = snapshot.state ? snapshot.state.phase : "none";
   }
 
@@ -31,6 +28,19 @@
     snapshot: show,
     state: (s) => Bosun.linkState(el("link-state"), s),
   });
+
+  // the TV view: the whole screen, once someone clicks (browsers allow it only then)
+  const full = el("full-screen");
+  if (full && document.fullscreenEnabled) {
+    full.hidden = false;
+    full.addEventListener("click", () => {
+      if (document.fullscreenElement) document.exitFullscreen();
+      else document.documentElement.requestFullscreen().catch(() => {});
+    });
+    document.addEventListener("fullscreenchange", () => {
+      full.textContent = document.fullscreenElement ? "Leave full screen" : "Full screen";
+    });
+  }
 
   // -- operator: seat links with QR codes, a new game ------------------------------------
   if (key) {
