@@ -24,6 +24,8 @@ Fields (defaults in DEFAULTS):
   leds.count, leds.brightness (0-1), leds.zones {"1": [led indexes], ...}
   weights_interval_ms, status_interval_s, trace, trace_batch, outbox_size, watchdog_ms,
   piezo_debounce_ms, default_counts_per_g (the scale used before any calibration)
+  maintenance_button  a GPIO the ship's maintenance button pulls low (0 = the DevKitC's
+                   BOOT button), or null; see commands.py for what maintenance allows
 """
 
 import json
@@ -74,6 +76,7 @@ DEFAULTS = {
     "weights_interval_ms": 1000,
     "status_interval_s": 10,
     "trace": False,
+    "maintenance_button": None,
     "trace_batch": 20,
     "outbox_size": 128,
     "watchdog_ms": 8000,
@@ -282,6 +285,11 @@ def check(raw):
     c.field("weights_interval_ms", lambda v: is_int(v) and 100 <= v <= 60000, "ms 100-60000")
     c.field("status_interval_s", lambda v: is_int(v) and 1 <= v <= 3600, "seconds 1-3600")
     c.field("trace", lambda v: isinstance(v, bool), "true or false")
+    c.field(
+        "maintenance_button",
+        lambda v: v is None or (is_int(v) and v in ESP32_GPIOS),
+        "an ESP32 GPIO the button pulls low (0: the DevKitC's BOOT button) or null",
+    )
     c.field("trace_batch", lambda v: is_int(v) and 1 <= v <= 80, "samples 1-80")
     c.field("outbox_size", lambda v: is_int(v) and 16 <= v <= 1024, "events 16-1024")
     c.field("watchdog_ms", lambda v: is_int(v) and 2000 <= v <= 60000, "ms 2000-60000")

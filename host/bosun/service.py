@@ -28,7 +28,9 @@ from typing import Any
 
 import uvicorn
 
-from bosun.bus.broker import MosquittoBroker, find_mosquitto
+from bosun.bus.access import BrokerAccess, broker_access
+from bosun.bus.broker import BrokerSecurity, MosquittoBroker, find_mosquitto, free_port
+from bosun.bus.credentials import BrokerCredentials
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
 from bosun.referee.clock import LoopClock
@@ -48,6 +50,7 @@ STOP_WEB_S = 5.0  # requests in flight finish (uvicorn's graceful shutdown)
 STOP_BUS_S = 5.0
 STOP_STORE_S = 5.0
 STOP_BROKER_S = 10.0  # mosquitto gets 5 s to exit on SIGTERM, then SIGKILL
+CREDENTIALS_CHECK_S = 2.0  # how often the credentials file is looked at (`bosun ship add`)
 WORKER_THREADS = 8  # the loop's helpers for blocking work (store reads, joins, QR codes)
 
 
@@ -72,6 +75,13 @@ class ServiceOptions:
     time_scale: float = 1.0
     operator_key: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     tables_file: str | None = None  # where the calibration wizard saves item weights
+    # an external broker's password (never in a URL) and the CA to trust for mqtts://
+    mqtt_password: str | None = field(default=None, repr=False)
+    mqtt_ca_file: str | None = None
+    # the private broker: where the ships' listener is (None: loopback on any free port,
+    # for virtual ships only) and the file of credentials and ports (None: this run only)
+    ships_listener: tuple[str, int] | None = None
+    credentials_file: str | None = None
 
 
 class Service:
@@ -87,6 +97,10 @@ class Service:
         self.http_url: str | None = None
         self.foreign_messages: Counter[str] = Counter()
         self._broker: MosquittoBroker | None = None
+        self.credentials: BrokerCredentials | None = None  # only with the private mosquitto
+        self.host_access: BrokerAccess | None = None
+        self._ships_access: BrokerAccess | None = None
+        self._credentials_watch: asyncio.Task | None = None
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
@@ -99,6 +113,9 @@ class Service:
         # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
+        # mosquitto's parent-death signal follows the thread that started it: this one lives
+        # until the broker is stopped
+        self._broker_thread = started_threads(1, "bosun-broker")
 
     @property
     def store(self) -> Store:
@@ -117,7 +134,7 @@ class Service:
             await self._start_broker()
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
-            bus = MqttBus(self.mqtt_url, loop, self._route)
+            bus = MqttBus(self.mqtt_url, loop, self._route, self.host_access)
             await asyncio.to_thread(bus.start)
             self._bus = bus
             for config in self.options.tables:
@@ -145,19 +162,89 @@ class Service:
         return parse_broker_url(self.mqtt_url)
 
     async def _start_broker(self) -> None:
+        options = self.options
         if self.mqtt_url:
+            self.host_access = broker_access(self.mqtt_url, ca_file=options.mqtt_ca_file)
+            self.host_access = self.host_access.with_login(
+                self.host_access.user, options.mqtt_password or self.host_access.password
+            )
+            self.mqtt_url = self.host_access.url
             return
         if find_mosquitto():
-            self._broker = MosquittoBroker()
-            await asyncio.to_thread(self._broker.start)
-            self.mqtt_url, self.broker_kind = self._broker.url, "mosquitto (private)"
+            await self._start_private_broker()
             return
         from bosun.bus.embedded_broker import EmbeddedBroker
 
+        if options.ships_listener is not None:
+            raise RuntimeError(
+                "real ships need mosquitto (Debian: apt-get install mosquitto), or --mqtt URL"
+            )
         log.warning("mosquitto is not installed: using the slower in-process broker")
         self._embedded = await EmbeddedBroker().start()
         self.mqtt_url = self._embedded.url
+        self.host_access = broker_access(self.mqtt_url)
         self.broker_kind = "in-process (install mosquitto for real use)"
+
+    async def _start_private_broker(self) -> None:
+        """mosquitto closed to all but the host and the paired ships: the host on a loopback
+        port kept in the credentials file (the same after a restart), the ships on theirs."""
+        loop = asyncio.get_running_loop()
+        path = self.options.credentials_file
+        credentials = await asyncio.to_thread(BrokerCredentials.open, path)
+        if credentials.host_port is None:
+            credentials.host_port = free_port()
+            await asyncio.to_thread(credentials.save)
+        ships_host, ships_port = self.options.ships_listener or ("127.0.0.1", free_port())
+        security = BrokerSecurity(credentials, ships_host, ships_port)
+        broker = MosquittoBroker(port=credentials.host_port, security=security)
+        self.credentials, self._broker = credentials, broker
+        await loop.run_in_executor(self._broker_thread, broker.start)
+        self.host_access = BrokerAccess(
+            broker.host, broker.port, credentials.host.user, credentials.host.password
+        )
+        self.mqtt_url = self.host_access.url
+        reach = "127.0.0.1" if ships_host in ("0.0.0.0", "", "::") else ships_host
+        self._ships_access = BrokerAccess(reach, ships_port)
+        self.broker_kind = "mosquitto (private: paired ships and bosun only)"
+        self._credentials_watch = asyncio.create_task(self._watch_credentials())
+
+    @property
+    def ships_url(self) -> str | None:
+        """Where the ships' listener is, as configured (None: no private broker)."""
+        if self._broker is None or self._broker.security is None:
+            return None
+        security = self._broker.security
+        return f"mqtt://{security.ships_host}:{security.ships_port}"
+
+    async def ship_access(self, table_id: str) -> BrokerAccess:
+        """How a ship of `table_id` on this machine (a virtual table) reaches the broker: with
+        the private broker, through the ships' listener with that ship's own credentials
+        (made for this run if it has none); else as the host does."""
+        if self.credentials is None or self._ships_access is None:
+            return self.host_access
+        credential = self.credentials.ship(table_id)
+        if credential is None:
+            credential = self.credentials.add_passing(table_id)
+            loop = asyncio.get_running_loop()
+            if not await loop.run_in_executor(self._broker_thread, self._broker.reload, credential):
+                raise RuntimeError(f"the broker did not take {table_id}'s new credentials")
+        return self._ships_access.with_login(credential.user, credential.password)
+
+    async def _watch_credentials(self) -> None:
+        """`bosun ship add/rotate/remove` rewrite the credentials file while bosun runs: the
+        broker takes the change within CREDENTIALS_CHECK_S."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(CREDENTIALS_CHECK_S)
+            if not self.credentials.changed_on_disk():
+                continue
+            try:
+                await asyncio.to_thread(self.credentials.reload)
+            except ValueError as why:
+                log.warning("the credentials file changed but cannot be used: %s", why)
+                continue
+            await loop.run_in_executor(self._broker_thread, self._broker.reload)
+            log.warning("ship credentials changed: the broker has the new ones")
 
     async def _start_http(self) -> None:
         # importing the web app and building its routes' schemas takes a few hundred ms of
@@ -234,11 +321,16 @@ class Service:
             await _step("close the MQTT link", asyncio.to_thread(self._bus.stop), STOP_BUS_S)
         if self._store is not None:
             await _step("close the store", asyncio.to_thread(self._store.close), STOP_STORE_S)
+        if self._credentials_watch is not None:
+            self._credentials_watch.cancel()
         if self._broker is not None:
-            await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
+            loop = asyncio.get_running_loop()
+            stopped = loop.run_in_executor(self._broker_thread, self._broker.close)
+            await _step("stop the broker", stopped, STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
         self._trace_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+        self._broker_thread.shutdown(wait=False)
 
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""

@@ -24,7 +24,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import serial
 
-from bosun.bus.mqtt import parse_broker_url
+from bosun.bus.access import BrokerAccess, parse_broker_url
 from shipsense import protocol, ship_messages
 
 RETRY_OPEN_S = 2.0
@@ -43,10 +43,13 @@ class SerialBridge:
         silence_s: float = 5.0,
         log: Callable[[str], None] = print,
         open_serial: Callable[..., Any] = serial.Serial,
+        access: BrokerAccess | None = None,
     ) -> None:
         self.port = port
         self.table = protocol.check_table_id(table)
-        self.host, self.mqtt_port = parse_broker_url(mqtt_url)
+        # `access` carries the ship's login and TLS (the bridge stands in for the ship)
+        self.access = access if access is not None else parse_broker_url(mqtt_url)
+        self.host, self.mqtt_port = self.access.host, self.access.port
         self.baudrate = baudrate
         self.hello_s = hello_s
         self.silence_s = silence_s
@@ -71,6 +74,7 @@ class SerialBridge:
             protocol.topic(self.table, protocol.STATUS), protocol.LWT_PAYLOAD, qos=1, retain=True
         )
         self.client.reconnect_delay_set(0.25, 5)
+        self.access.configure(self.client)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
@@ -82,7 +86,7 @@ class SerialBridge:
             self.log(f"bridge: the broker refused the connection: {reason_code}")
             return
         client.subscribe(protocol.topic(self.table, protocol.CMD), qos=1)
-        self.log(f"bridge: connected to mqtt://{self.host}:{self.mqtt_port}")
+        self.log(f"bridge: connected to {self.access.url}")
         self._write_line(protocol.LINK_HELLO, {})  # ask the ship for a fresh birth
 
     def _on_message(self, _client, _userdata, message) -> None:
@@ -172,7 +176,7 @@ class SerialBridge:
         """Forward until `stop()` (or Ctrl-C); returns the exit status."""
         self.client.connect_async(self.host, self.mqtt_port, keepalive=15)
         self.client.loop_start()
-        self.log(f"bridge: {self.port} <-> mqtt://{self.host}:{self.mqtt_port} table {self.table}")
+        self.log(f"bridge: {self.port} <-> {self.access.url} table {self.table}")
         said_waiting = False
         try:
             while not self._stop.is_set():

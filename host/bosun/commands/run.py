@@ -14,13 +14,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bosun.commands.argtypes import broker_url, whole_number
+from bosun.bus.access import broker_access
+from bosun.bus.credentials import CREDENTIALS_FILE, CredentialsError
+from bosun.commands.argtypes import add_broker_arguments, listen_address, whole_number
 from bosun.service import Service, ServiceOptions
 from bosun.store import default_db_url
 from bosun.tables import TableConfigError, load_tables
 
 DEFAULT_TABLES_FILE = Path("bosun.toml")
 OPERATOR_KEY_FILE = Path("bosun.key")
+SHIPS_PORT = 1883  # where real ships find the broker unless --ships says otherwise
 
 
 def operator_key() -> str:
@@ -48,8 +51,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", default=None, help="store URL (default: sqlite:///bosun.db or $BOSUN_DB)"
     )
+    add_broker_arguments(p)
     p.add_argument(
-        "--mqtt", type=broker_url, default=None, help="use this broker, e.g. mqtt://host:1883"
+        "--ships",
+        type=listen_address,
+        default=None,
+        metavar="ADDR:PORT",
+        help=f"where bosun's broker listens for ships (default 0.0.0.0:{SHIPS_PORT} when "
+        "bosun.toml has tables; loopback only for virtual tables)",
     )
     p.add_argument(
         "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
@@ -94,14 +103,29 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]bosun run:[/] {why}")
         return 2
     tables_file = args.tables or (DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None)
+    access = None
+    if args.mqtt is not None:
+        try:
+            access = broker_access(args.mqtt, args.mqtt_password_file, args.mqtt_ca)
+        except ValueError as why:
+            console.print(f"[red]bosun run:[/] {why}")
+            return 2
+    elif args.mqtt_password_file or args.mqtt_ca:
+        console.print("[red]bosun run:[/] --mqtt-password-file and --mqtt-ca go with --mqtt URL")
+        return 2
+    ships = args.ships or (("0.0.0.0", SHIPS_PORT) if tables else None)
     options = ServiceOptions(
         tables=tables,
         db_url=args.db or default_db_url(),
-        mqtt_url=args.mqtt,
+        mqtt_url=access.url if access else None,
+        mqtt_password=access.password if access else None,
+        mqtt_ca_file=access.ca_file if access else None,
         http_host=args.host,
         http_port=args.port,
         operator_key=operator_key(),
         tables_file=str(tables_file) if tables_file and tables else None,
+        ships_listener=ships,
+        credentials_file=str(CREDENTIALS_FILE),
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
     if demo_tables:  # imported here, not on the event loop: it brings every game's simulator
@@ -126,7 +150,7 @@ async def serve(
             await add_virtual_tables(service, demo_tables, game=first, firmware=int(firmware))
             for n, game in enumerate(others):  # and one table of every other game beside them
                 await add_virtual_tables(service, 1, game=game, first=demo_tables + n + 1)
-    except (OSError, ConnectionError, ValueError, RuntimeError) as why:
+    except (OSError, ConnectionError, ValueError, RuntimeError, CredentialsError) as why:
         # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
         console.print(f"[red]bosun run: could not start:[/] {why}")
         await service.stop()  # also the virtual tables that did start
@@ -143,6 +167,10 @@ def announce(service: Service, console: Console) -> None:
     key = service.options.operator_key
     console.print("[bold]bosun is running[/]")
     console.print(f"  broker    {service.mqtt_url}  ({service.broker_kind})")
+    if service.ships_url:
+        local = service.ships_url.startswith("mqtt://127.")
+        why = "this computer only: virtual ships" if local else "pair a ship: bosun ship add TABLE"
+        console.print(f"  ships     {service.ships_url}  ({why})")
     console.print(f"  store     {service.options.db_url}")
     console.print(f"  web       {service.http_url}/?key={key}")
     console.print(f"  API       {service.http_url}/api/docs")

@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 from bosun.board import ShipSource, VirtualBoard
+from bosun.bus.access import as_access
 from bosun.sim import ShipParams, VirtualShip
 
 # Rows the firmware must have read after a boot before hands go near the ship: the HX711s'
@@ -59,10 +60,12 @@ class BoardShipNode:
         self.params = ShipParams.draw(level, seed, rate_sps=80, table=table_sensor)
         self.source = ShipSource(VirtualShip(self.params, seed))
         self.items = self.source.ship.calibrated_item_grams()
+        access = as_access(broker)  # the ship's own login on bosun's broker, as config.json has it
         self.board = VirtualBoard(
             table_id,
-            f"mqtt://{broker[0]}:{broker[1]}",
+            f"mqtt://{access.host}:{access.port}",
             self.source,
+            config={"mqtt": {"user": access.user, "password": access.password}},
             drop_sensor=table_sensor,
             seed=seed,
         )  # calibration "matching": the firmware's calibration fits the cells, items included
