@@ -222,7 +222,7 @@ class Service:
         (made for this run if it has none); else as the host does."""
         if self.credentials is None or self._ships_access is None:
             return self.host_access
-        credential = self.credentials.ship(table_id)
+        credential = self.credentials.for_table(table_id)
         if credential is None:
             credential = self.credentials.add_passing(table_id)
             loop = asyncio.get_running_loop()

@@ -176,7 +176,7 @@ class BrokerCredentials:
 
     # --- pairing -----------------------------------------------------------------------
 
-    def ship(self, table: str) -> Credential | None:
+    def for_table(self, table: str) -> Credential | None:
         return self.ships.get(table) or self.passing.get(table)
 
     def add(self, table: str) -> Credential:

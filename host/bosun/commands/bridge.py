@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         access = broker_access(args.mqtt, args.mqtt_password_file, args.mqtt_ca)
         if access.user is None and CREDENTIALS_FILE.exists():
             # beside a bosun that paired this ship: log in as the ship (bosun ship add)
-            credential = BrokerCredentials(CREDENTIALS_FILE).ship(args.table)
+            credential = BrokerCredentials(CREDENTIALS_FILE).for_table(args.table)
             if credential is not None:
                 access = access.with_login(credential.user, credential.password)
     except (ValueError, CredentialsError) as error:

@@ -162,7 +162,7 @@ def rotate(args: argparse.Namespace) -> int:
     credentials = _open(args)
     if credentials is None:
         return 1
-    if credentials.ship(args.table) is None:
+    if credentials.for_table(args.table) is None:
         print(
             f"bosun ship: {args.table} is not paired (bosun ship add {args.table})", file=sys.stderr
         )

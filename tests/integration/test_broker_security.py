@@ -1,0 +1,177 @@
+"""bosun's own broker is closed: only the host and each paired ship speak, each on its topics.
+
+The broker is the real mosquitto started by bosun's own code (`MosquittoBroker` with
+`BrokerSecurity`, as `bosun run` starts it); the attackers are paho clients: anonymous, with a
+wrong password, and with another ship's credentials. "Nothing arrived" is proven by ordering,
+never by waiting: a marker the observer may see is sent after the attack, through the same
+single-threaded broker, and the attack's messages would have arrived before it.
+"""
+
+from __future__ import annotations
+
+import queue
+import stat
+
+import paho.mqtt.client as mqtt
+import pytest
+from conftest import require_executable
+from support.service import CEILING_S
+
+from bosun.bus.broker import BrokerSecurity, MosquittoBroker, free_port, mqtt_login
+from bosun.bus.credentials import BrokerCredentials, Credential
+from bosun.bus.mqtt import send_without_delay
+from shipsense import protocol
+
+NOT_AUTHORISED = 5  # MQTT 3.1.1 CONNACK code
+
+
+@pytest.fixture
+def closed_broker(tmp_path):
+    require_executable("mosquitto", "apt-get install mosquitto")
+    credentials = BrokerCredentials.open(tmp_path / "bosun.ships.json")
+    credentials.add("t1")
+    credentials.add("t2")
+    security = BrokerSecurity(credentials, "127.0.0.1", free_port())
+    with MosquittoBroker(security=security) as broker:
+        yield broker, credentials
+
+
+class Client:
+    """A paho client logged in as `credential`, collecting what it receives."""
+
+    def __init__(self, port: int, credential: Credential | None) -> None:
+        self.received: queue.Queue = queue.Queue()
+        self.connack: queue.Queue = queue.Queue()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        if credential is not None:
+            self.client.username_pw_set(credential.user, credential.password)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = lambda _c, _u, m: self.received.put((m.topic, m.payload))
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        code = self.connack.get(timeout=CEILING_S)
+        assert not code.is_failure, code
+
+    def _on_connect(self, client, _userdata, _flags, code, _properties) -> None:
+        send_without_delay(client)
+        self.connack.put(code)
+
+    def subscribe(self, *topics: str) -> None:
+        done: queue.Queue = queue.Queue()
+        self.client.on_subscribe = lambda *_: done.put(True)
+        self.client.subscribe([(t, 1) for t in topics])
+        done.get(timeout=CEILING_S)
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(CEILING_S)
+
+    def until_marker(self, marker: bytes) -> list[tuple[str, bytes]]:
+        """Everything received up to and including `marker`."""
+        seen = []
+        while True:
+            topic, payload = self.received.get(timeout=CEILING_S)
+            seen.append((topic, payload))
+            if payload == marker:
+                return seen
+
+    def close(self) -> None:
+        self.client.disconnect()  # first: it wakes the network thread that loop_stop joins
+        self.client.loop_stop()
+
+
+def test_anonymous_and_wrong_logins_are_refused_on_both_listeners(closed_broker):
+    broker, credentials = closed_broker
+    t1, t2 = credentials.for_table("t1"), credentials.for_table("t2")
+    for port in (broker.port, broker.security.ships_port):
+        assert mqtt_login("127.0.0.1", port, None, None) == NOT_AUTHORISED
+        assert mqtt_login("127.0.0.1", port, t1.user, "not-the-password-at-all") == NOT_AUTHORISED
+        assert mqtt_login("127.0.0.1", port, t1.user, t2.password) == NOT_AUTHORISED
+        assert mqtt_login("127.0.0.1", port, "bosun-host", t1.password) == NOT_AUTHORISED
+        assert mqtt_login("127.0.0.1", port, t1.user, t1.password) == 0  # the test can fail
+
+
+def test_another_ships_credentials_cannot_speak_for_a_ship_or_command_it(closed_broker):
+    broker, credentials = closed_broker
+    ships = broker.security.ships_port
+    host = Client(broker.port, credentials.host)
+    ship1 = Client(ships, credentials.for_table("t1"))
+    eve = Client(ships, credentials.for_table("t2"))  # a paired ship, turned against t1
+    host.subscribe(f"{protocol.ROOT}/#")
+    ship1.subscribe(protocol.topic("t1", protocol.CMD))
+    try:
+        fake_place = b'{"type":"place","zone":10,"grams":11.8,"boot":"eve","seq":1}'
+        for name, payload, retain in (
+            (protocol.EVENT, fake_place, False),
+            (protocol.STATUS, protocol.LWT_PAYLOAD, True),  # would pause t1 while retained
+            (protocol.WEIGHTS, b'{"zones_g":[1e999]}', False),
+            (protocol.RESULT, b'{"id":"h1","ok":true}', False),
+            (protocol.CMD, b'{"cmd":"set","key":"mqtt.url","value":"mqtt://6.6.6.6"}', False),
+            (protocol.GAME_STATE, b'{"phase":"over"}', True),
+        ):
+            eve.publish(protocol.topic("t1", name), payload, retain)
+        eve.publish(protocol.topic("t2", protocol.CMD), b'{"cmd":"tare"}')  # not even its own
+        eve.publish(protocol.topic("t2", protocol.GAME_STATE), b'{"phase":"over"}', retain=True)
+        eve.publish(protocol.topic("t2", protocol.EVENT), b"eve-own")  # allowed: its own event
+        ship1.publish(protocol.topic("t1", protocol.EVENT), b"marker-1")
+        seen = host.until_marker(b"marker-1")
+        assert seen == [("bosun/t2/ship/event", b"eve-own"), ("bosun/t1/ship/event", b"marker-1")]
+
+        host.publish(protocol.topic("t1", protocol.CMD), b"marker-2")
+        assert ship1.until_marker(b"marker-2") == [("bosun/t1/ship/cmd", b"marker-2")]
+
+        # nothing eve tried was kept: a host that subscribes now finds no retained message
+        late = Client(broker.port, credentials.host)
+        late.subscribe(protocol.topic("t1", "#"), protocol.topic("t2", "#"))
+        host.publish(protocol.topic("t1", protocol.GAME_EVENT), b"marker-3")
+        assert late.until_marker(b"marker-3") == [("bosun/t1/game/event", b"marker-3")]
+        late.close()
+    finally:
+        for client in (host, ship1, eve):
+            client.close()
+
+
+def test_no_ship_reads_game_or_other_ships_topics(closed_broker):
+    broker, credentials = closed_broker
+    ships = broker.security.ships_port
+    host = Client(broker.port, credentials.host)
+    ship1 = Client(ships, credentials.for_table("t1"))
+    eve = Client(ships, credentials.for_table("t2"))
+    eve.subscribe("#", f"{protocol.ROOT}/#", protocol.topic("t1", "#"), "$SYS/#")
+    try:
+        host.publish(protocol.topic("t1", protocol.GAME_STATE), b'{"phase":"turn"}', retain=True)
+        host.publish(protocol.topic("t1", protocol.GAME_EVENT), b'{"type":"card"}')
+        host.publish(protocol.topic("t1", protocol.CMD), b'{"cmd":"led","show":"off"}')
+        host.publish(protocol.topic("t2", protocol.GAME_STATE), b'{"phase":"turn"}')
+        ship1.publish(protocol.topic("t1", protocol.EVENT), b'{"type":"place"}')
+        ship1.publish(protocol.topic("t1", protocol.STATUS), b'{"online":true}', retain=True)
+        host.publish(protocol.topic("t2", protocol.CMD), b"marker")  # eve's own commands
+        assert eve.until_marker(b"marker") == [("bosun/t2/ship/cmd", b"marker")]
+    finally:
+        for client in (host, ship1, eve):
+            client.close()
+
+
+def test_credentials_are_owner_only_and_never_shown_in_full(closed_broker, tmp_path):
+    broker, credentials = closed_broker
+    for path in (credentials.path, broker.password_path, broker.acl_path, broker.config_path):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    t1 = credentials.for_table("t1")
+    assert t1.password not in repr(t1) and t1.password not in repr(credentials.ships)
+    # the broker keeps only salted PBKDF2 hashes
+    assert t1.password not in broker.password_path.read_text()
+    assert "$7$101$" in broker.password_path.read_text()
+
+
+def test_a_ship_paired_while_the_broker_runs_logs_in_and_a_removed_one_cannot(closed_broker):
+    broker, credentials = closed_broker
+    ships = broker.security.ships_port
+    new = credentials.add("t3")
+    assert broker.reload(check=new)
+    assert mqtt_login("127.0.0.1", ships, new.user, new.password) == 0
+    old = credentials.for_table("t1")
+    gone = credentials.for_table("t2")
+    rotated = credentials.rotate("t1")
+    credentials.remove("t2")
+    assert broker.reload(check=rotated)
+    assert mqtt_login("127.0.0.1", ships, old.user, old.password) == NOT_AUTHORISED
+    assert mqtt_login("127.0.0.1", ships, gone.user, gone.password) == NOT_AUTHORISED
