@@ -15,7 +15,7 @@ import stat
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
-from support.service import CEILING_S
+from support.service import CEILING_S, RunningService, service_options
 
 from bosun.bus.broker import BrokerSecurity, MosquittoBroker, free_port, mqtt_login
 from bosun.bus.credentials import BrokerCredentials, Credential
@@ -175,3 +175,17 @@ def test_a_ship_paired_while_the_broker_runs_logs_in_and_a_removed_one_cannot(cl
     assert broker.reload(check=rotated)
     assert mqtt_login("127.0.0.1", ships, old.user, old.password) == NOT_AUTHORISED
     assert mqtt_login("127.0.0.1", ships, gone.user, gone.password) == NOT_AUTHORISED
+
+
+def test_bosun_logs_in_with_a_password_and_says_why_when_refused(closed_broker, tmp_path, caplog):
+    broker, credentials = closed_broker
+    url = f"mqtt://{credentials.host.user}@127.0.0.1:{broker.port}"
+    good = service_options(url, tmp_path, mqtt_password=credentials.host.password)
+    with RunningService(good) as service:
+        assert service.service.bus.connected
+        assert service.service.mqtt_url == url  # what it shows: never the password
+    bad = service_options(url, tmp_path, mqtt_password="not-the-password-at-all")
+    with pytest.raises(ConnectionError, match="refused bosun: Not authorized"):
+        RunningService(bad).__enter__()
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert credentials.host.password not in logged and "not-the-password" not in logged

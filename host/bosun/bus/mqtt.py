@@ -122,6 +122,7 @@ class MqttBus:
         self._connected = threading.Event()
         self._stopping = False
         self._refused: str | None = None  # why the broker said no, for a clear start error
+        self._answered = threading.Event()  # the broker accepted or refused bosun's login
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=f"bosun-referee-{id(self):x}",
@@ -137,7 +138,10 @@ class MqttBus:
     def start(self, timeout_s: float = 10.0) -> None:
         self.client.connect_async(self.host, self.port, keepalive=15)
         self.client.loop_start()
-        if not self._connected.wait(timeout_s):
+        self._answered.wait(timeout_s)
+        if not self._connected.is_set():
+            self._stopping = True
+            self.client.disconnect()
             self.client.loop_stop()
             if self._refused is not None:
                 raise ConnectionError(f"the broker at {self.url} refused bosun: {self._refused}")
@@ -159,12 +163,14 @@ class MqttBus:
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
             self._refused = str(reason_code)
+            self._answered.set()
             log.error("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         send_without_delay(client)
         # (Re)subscribe on every connect: a broker restart forgets subscriptions.
         client.subscribe(SUBSCRIPTIONS)
         self._connected.set()
+        self._answered.set()
         log.info("connected to the broker at %s", self.url)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
