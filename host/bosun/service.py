@@ -28,7 +28,7 @@ from typing import Any
 
 import uvicorn
 
-from bosun.bus.access import BrokerAccess, broker_access
+from bosun.bus.access import BrokerAccess, broker_access, lan_address
 from bosun.bus.broker import BrokerSecurity, MosquittoBroker, find_mosquitto, free_port
 from bosun.bus.credentials import BrokerCredentials
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
@@ -82,6 +82,7 @@ class ServiceOptions:
     # for virtual ships only) and the file of credentials and ports (None: this run only)
     ships_listener: tuple[str, int] | None = None
     credentials_file: str | None = None
+    ships_tls: bool = False  # mqtts on the ships' listener, with the CA bosun makes
 
 
 class Service:
@@ -195,7 +196,11 @@ class Service:
             credentials.host_port = free_port()
             await asyncio.to_thread(credentials.save)
         ships_host, ships_port = self.options.ships_listener or ("127.0.0.1", free_port())
-        security = BrokerSecurity(credentials, ships_host, ships_port)
+        tls = None
+        if self.options.ships_tls:
+            names = [ships_host, await asyncio.to_thread(lan_address)]
+            tls = await asyncio.to_thread(self._ships_tls(path).ensure, names)
+        security = BrokerSecurity(credentials, ships_host, ships_port, tls)
         broker = MosquittoBroker(port=credentials.host_port, security=security)
         self.credentials, self._broker = credentials, broker
         await loop.run_in_executor(self._broker_thread, broker.start)
@@ -204,9 +209,23 @@ class Service:
         )
         self.mqtt_url = self.host_access.url
         reach = "127.0.0.1" if ships_host in ("0.0.0.0", "", "::") else ships_host
-        self._ships_access = BrokerAccess(reach, ships_port)
+        self._ships_access = BrokerAccess(
+            reach, ships_port, tls=tls is not None, ca_file=str(tls.ca_file) if tls else None
+        )
         self.broker_kind = "mosquitto (private: paired ships and bosun only)"
         self._credentials_watch = asyncio.create_task(self._watch_credentials())
+
+    @staticmethod
+    def _ships_tls(credentials_file: str | None):
+        """The CA and broker certificate, next to the credentials file (or for this run)."""
+        import tempfile
+        from pathlib import Path
+
+        from bosun.bus.tls import ShipsTls
+
+        if credentials_file is None:
+            return ShipsTls(Path(tempfile.mkdtemp(prefix="bosun-tls-")))
+        return ShipsTls(Path(credentials_file).resolve().parent)
 
     @property
     def ships_url(self) -> str | None:
@@ -214,7 +233,8 @@ class Service:
         if self._broker is None or self._broker.security is None:
             return None
         security = self._broker.security
-        return f"mqtt://{security.ships_host}:{security.ships_port}"
+        scheme = "mqtts" if security.tls is not None else "mqtt"
+        return f"{scheme}://{security.ships_host}:{security.ships_port}"
 
     async def ship_access(self, table_id: str) -> BrokerAccess:
         """How a ship of `table_id` on this machine (a virtual table) reaches the broker: with

@@ -8,6 +8,7 @@ bosun's own credentials file. A URL holding a password is refused, without repea
 from __future__ import annotations
 
 import os
+import socket
 import ssl
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -131,3 +132,14 @@ def broker_access(
             raise ValueError(f"the CA file {ca_file} does not exist")
         access = replace(access, ca_file=str(ca_file))
     return replace(access, password=password)
+
+
+def lan_address() -> str | None:
+    """This computer's address on the network its default route leads to (no packet is
+    sent: a UDP socket only picks its source address)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+            return probe.getsockname()[0]
+        except OSError:
+            return None

@@ -24,6 +24,7 @@ from bosun.tables import TableConfigError, load_tables
 DEFAULT_TABLES_FILE = Path("bosun.toml")
 OPERATOR_KEY_FILE = Path("bosun.key")
 SHIPS_PORT = 1883  # where real ships find the broker unless --ships says otherwise
+SHIPS_TLS_PORT = 8883
 
 
 def operator_key() -> str:
@@ -57,8 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=listen_address,
         default=None,
         metavar="ADDR:PORT",
-        help=f"where bosun's broker listens for ships (default 0.0.0.0:{SHIPS_PORT} when "
-        "bosun.toml has tables; loopback only for virtual tables)",
+        help=f"where bosun's broker listens for ships (default 0.0.0.0:{SHIPS_PORT}, "
+        f"{SHIPS_TLS_PORT} with --ships-tls, when bosun.toml has tables; loopback only for "
+        "virtual tables)",
+    )
+    p.add_argument(
+        "--ships-tls",
+        action="store_true",
+        help="ships connect with TLS (mqtts), verifying the CA bosun makes (bosun ship add --tls)",
     )
     p.add_argument(
         "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
@@ -113,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.mqtt_password_file or args.mqtt_ca:
         console.print("[red]bosun run:[/] --mqtt-password-file and --mqtt-ca go with --mqtt URL")
         return 2
-    ships = args.ships or (("0.0.0.0", SHIPS_PORT) if tables else None)
+    default_port = SHIPS_TLS_PORT if args.ships_tls else SHIPS_PORT
+    ships = args.ships or (("0.0.0.0", default_port) if tables else None)
     options = ServiceOptions(
         tables=tables,
         db_url=args.db or default_db_url(),
@@ -126,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         tables_file=str(tables_file) if tables_file and tables else None,
         ships_listener=ships,
         credentials_file=str(CREDENTIALS_FILE),
+        ships_tls=args.ships_tls,
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
     if demo_tables:  # imported here, not on the event loop: it brings every game's simulator
@@ -168,7 +177,7 @@ def announce(service: Service, console: Console) -> None:
     console.print("[bold]bosun is running[/]")
     console.print(f"  broker    {service.mqtt_url}  ({service.broker_kind})")
     if service.ships_url:
-        local = service.ships_url.startswith("mqtt://127.")
+        local = "://127." in service.ships_url
         why = "this computer only: virtual ships" if local else "pair a ship: bosun ship add TABLE"
         console.print(f"  ships     {service.ships_url}  ({why})")
     console.print(f"  store     {service.options.db_url}")

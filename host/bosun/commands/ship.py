@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import sys
 from pathlib import Path
 
+from bosun.bus.access import lan_address
 from bosun.bus.credentials import (
     CREDENTIALS_FILE,
     BrokerCredentials,
@@ -25,6 +25,7 @@ from bosun.commands.argtypes import whole_number
 from shipsense import protocol
 
 SHIPS_PORT = 1883
+SHIPS_TLS_PORT = 8883
 FLASHED_CONFIG = Path("firmware/config.json")  # what `make flash` copies to the ship
 
 
@@ -75,8 +76,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action.add_argument(
             "--port",
             type=whole_number(1, 65535),
-            default=SHIPS_PORT,
-            help=f"the ships' port of bosun's broker (bosun run --ships; default {SHIPS_PORT})",
+            default=None,
+            help=f"the ships' port of bosun's broker (bosun run --ships; default {SHIPS_PORT}, "
+            f"{SHIPS_TLS_PORT} with --tls)",
+        )
+        action.add_argument(
+            "--tls",
+            action="store_true",
+            help="the ship connects with TLS (bosun run --ships-tls) and verifies bosun's CA",
         )
         action.set_defaults(run=add if name == "add" else rotate)
     remove_parser = actions.add_parser("remove", help="forget the ship's credentials")
@@ -93,17 +100,6 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def lan_address() -> str | None:
-    """This computer's address on the network its default route leads to (no packet is
-    sent: a UDP socket only picks its source address)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
-            return probe.getsockname()[0]
-        except OSError:
-            return None
-
-
 def _open(args: argparse.Namespace) -> BrokerCredentials | None:
     try:
         return BrokerCredentials.open(args.credentials)
@@ -112,10 +108,13 @@ def _open(args: argparse.Namespace) -> BrokerCredentials | None:
         return None
 
 
-def ship_config(base: dict, table: str, url: str, credential: Credential) -> dict:
+def ship_config(
+    base: dict, table: str, url: str, credential: Credential, ca: str | None = None
+) -> dict:
+    """`base` (the ship's config.json) with the table, the broker and the ship's login."""
     config = dict(base)
     mqtt = dict(config.get("mqtt") or {})
-    mqtt.update({"url": url, "user": credential.user, "password": credential.password})
+    mqtt.update({"url": url, "user": credential.user, "password": credential.password, "ca": ca})
     config.update({"table": table, "link": config.get("link", "mqtt"), "mqtt": mqtt})
     return config
 
@@ -138,8 +137,16 @@ def _write_config(args: argparse.Namespace, credential: Credential) -> int:
         if not isinstance(base, dict):
             print(f"bosun ship: {path} is not a JSON object", file=sys.stderr)
             return 1
-    url = f"mqtt://{host}:{args.port}"
-    config = ship_config(base, args.table, url, credential)
+    ca = None
+    if args.tls:
+        from bosun.bus.tls import ShipsTls
+
+        tls = ShipsTls(args.credentials.resolve().parent)  # the CA beside the credentials
+        tls.ensure([host])
+        ca = tls.ca_pem()
+    scheme, port = ("mqtts", SHIPS_TLS_PORT) if args.tls else ("mqtt", SHIPS_PORT)
+    url = f"{scheme}://{host}:{args.port or port}"
+    config = ship_config(base, args.table, url, credential, ca)
     try:
         write_private(path, json.dumps(config, indent=2) + "\n")
     except OSError as why:

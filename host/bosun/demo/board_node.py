@@ -10,6 +10,7 @@ MicroPython loop keeps the 80 SPS period), so a firmware table plays at speed 1.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from bosun.board import ShipSource, VirtualBoard
@@ -61,11 +62,14 @@ class BoardShipNode:
         self.source = ShipSource(VirtualShip(self.params, seed))
         self.items = self.source.ship.calibrated_item_grams()
         access = as_access(broker)  # the ship's own login on bosun's broker, as config.json has it
+        login = {"user": access.user, "password": access.password, "ca": None}
+        if access.tls:
+            login["ca"] = Path(access.ca_file).read_text()
         self.board = VirtualBoard(
             table_id,
-            f"mqtt://{access.host}:{access.port}",
+            f"{'mqtts' if access.tls else 'mqtt'}://{access.host}:{access.port}",
             self.source,
-            config={"mqtt": {"user": access.user, "password": access.password}},
+            config={"mqtt": login},
             drop_sensor=table_sensor,
             seed=seed,
         )  # calibration "matching": the firmware's calibration fits the cells, items included
