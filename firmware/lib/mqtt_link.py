@@ -275,6 +275,9 @@ class MqttLink:
                     break
                 self._drop(now_ms, f"sending failed: {error}")
                 return True
+            except ValueError as error:  # MicroPython's ssl: a refused certificate
+                self._drop(now_ms, "TLS refused the broker: " + str(error).strip())
+                return True
             if not n:
                 break
             wrote = True
@@ -295,6 +298,9 @@ class MqttLink:
             if error.args[0] == errno.EAGAIN:
                 return False
             self._drop(now_ms, f"receiving failed: {error}")
+            return True
+        except ValueError as error:  # MicroPython's ssl: a refused certificate
+            self._drop(now_ms, "TLS refused the broker: " + str(error).strip())
             return True
         if data is None:  # TLS: the handshake or a record is not complete yet
             return False
