@@ -90,10 +90,8 @@ class ShipInbox:
             if self._scheduled:
                 return
             self._scheduled = True
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the service is gone
             self._loop.call_soon_threadsafe(self._deliver)
-        except RuntimeError:  # the loop has closed: the service is gone
-            pass
 
     def _deliver(self) -> None:
         with self._lock:
