@@ -32,6 +32,7 @@ from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
 from bosun.referee.clock import LoopClock
+from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.referee.view import TableView
@@ -93,6 +94,7 @@ class Service:
         self._bus: MqttBus | None = None
         self._store: Store | None = None
         self._traces: TraceWriter | None = None
+        self._writer: EntryWriter | None = None
         self._http: uvicorn.Server | None = None
         self._http_task: asyncio.Task | None = None
         self._web_app = None
@@ -101,6 +103,7 @@ class Service:
         # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
+        self._log_thread = started_threads(1, "bosun-log")
 
     @property
     def store(self) -> Store:
@@ -119,6 +122,7 @@ class Service:
             await self._start_broker()
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
+            self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
             bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped)
             await asyncio.to_thread(bus.start)
             self._bus = bus
@@ -133,7 +137,9 @@ class Service:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
-        runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
+        runtime = TableRuntime(
+            config, self._store, self._bus, self.clock, self._traces, self._writer
+        )
         self.runtimes[config.id] = runtime
         self.tables[config.id] = view = TableView(runtime)
         if fresh:
@@ -237,6 +243,8 @@ class Service:
         self._stopping = True
         for runtime in self.runtimes.values():
             runtime.close()
+        if self._writer is not None:
+            await _step("store what the ships sent last", self._writer.close_async(), STOP_STORE_S)
         if self._traces is not None:
             await _step("store the last raw samples", self._traces.close_async(), STOP_STORE_S)
         for table in self.tables.values():
@@ -253,7 +261,8 @@ class Service:
             await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
-        self._trace_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+        self._trace_thread.shutdown(wait=False)
+        self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
 
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""

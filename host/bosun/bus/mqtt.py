@@ -16,6 +16,7 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 INBOX_MESSAGES = 4096  # ship messages waiting for the loop; beyond, new ones are dropped
 INBOX_BATCH = 256  # messages handed on in one turn of the loop (pages' requests go between)
+INBOX_TURN_S = 0.02  # and for at most this long a turn
 DROPS_BY_TABLE = 64  # table names whose dropped messages are counted (oldest forgotten)
 
 # What the host subscribes to: every table's ship topics (shipsense.protocol.SHIP_TOPICS).
@@ -97,11 +99,17 @@ class ShipInbox:
         with self._lock:
             batch = [self._messages.popleft() for _ in range(min(INBOX_BATCH, len(self._messages)))]
             drops, self._drops = self._drops, CappedCounter(DROPS_BY_TABLE)
-        for message in batch:
+        deadline_s = time.monotonic() + INBOX_TURN_S
+        for taken, message in enumerate(batch, 1):
             try:
                 self._sink(message)
             except Exception:  # the sink's bug must not stall every later message
                 log.exception("a %s message for %r failed", message.name, message.table_id[:40])
+            if time.monotonic() > deadline_s and taken < len(batch):
+                with self._lock:  # the rest waits for the next turn, first in the queue
+                    self._messages.extendleft(reversed(batch[taken:]))
+                batch = batch[:taken]
+                break
         self.delivered += len(batch)
         if self._on_dropped is not None:
             for table_id, count in drops.items():

@@ -40,11 +40,12 @@ MAX_HELD = SEQ_WINDOW  # events waiting behind gaps; beyond, the oldest gap is g
 WARN_EVERY_MS = 10_000  # a refused or dropped message is logged at most this often a table
 
 # Topic name -> (messages a second, burst) one ship may send; beyond, they are dropped and
-# counted. The firmware's fastest: a resend or an outbox replayed after an outage (at most
-# MAX_OUTBOX events at once), weights every 100 ms, a trace batch a sample at 80 SPS, a
-# status every second, a result per command.
+# counted. The firmware's fastest: a tumble's few events a second, weights every 100 ms, a
+# trace batch a sample at 80 SPS, a status every second, a result per command. An outbox
+# replayed after a long outage may hold more events than the burst: those dropped are gaps,
+# asked for again while they keep closing, at the rate (a 1,024-event outbox in ~50 s).
 RATES = {
-    protocol.EVENT: (20.0, protocol.MAX_OUTBOX),
+    protocol.EVENT: (20.0, 64),
     protocol.STATUS: (2.0, 10),
     protocol.WEIGHTS: (12.0, 24),
     protocol.TRACE: (100.0, 200),
@@ -237,8 +238,10 @@ class ShipLink:
         if not self.dedup.knows(boot):
             stored = self._stored_seq(boot)
             self.dedup.announce(boot, None, now_s)
-            if stored:
+            if stored:  # the host restarted: what did the ship number since (maybe unstored)?
                 self.dedup.start_at(boot, stored, now_s)
+                if "seq" not in status or status.get("seq", 0) <= stored:
+                    self.send({"cmd": "status"})
         self.dedup.announce(boot, status.get("seq"), now_s)
         self._release_held()
         self._ask_for_gaps()
