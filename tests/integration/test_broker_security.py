@@ -42,10 +42,12 @@ class Client:
     def __init__(self, port: int, credential: Credential | None) -> None:
         self.received: queue.Queue = queue.Queue()
         self.connack: queue.Queue = queue.Queue()
+        self.disconnected: queue.Queue = queue.Queue()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
         if credential is not None:
             self.client.username_pw_set(credential.user, credential.password)
         self.client.on_connect = self._on_connect
+        self.client.on_disconnect = lambda *_: self.disconnected.put(True)
         self.client.on_message = lambda _c, _u, m: self.received.put((m.topic, m.payload))
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -170,9 +172,12 @@ def test_a_ship_paired_while_the_broker_runs_logs_in_and_a_removed_one_cannot(cl
     assert mqtt_login("127.0.0.1", ships, new.user, new.password) == 0
     old = credentials.for_table("t1")
     gone = credentials.for_table("t2")
+    connected = Client(ships, gone)
     rotated = credentials.rotate("t1")
     credentials.remove("t2")
     assert broker.reload(check=rotated)
+    assert connected.disconnected.get(timeout=CEILING_S)  # a removed ship is put out at once
+    connected.client.loop_stop()
     assert mqtt_login("127.0.0.1", ships, old.user, old.password) == NOT_AUTHORISED
     assert mqtt_login("127.0.0.1", ships, gone.user, gone.password) == NOT_AUTHORISED
 
