@@ -185,10 +185,12 @@ class Service:
         from bosun.bus.embedded_broker import EmbeddedBroker
 
         if options.ships_listener is not None:
-            raise RuntimeError(
-                "real ships need mosquitto (Debian: apt-get install mosquitto), or --mqtt URL"
+            log.warning(
+                "mosquitto is not installed: real ships cannot reach the in-process broker "
+                "(this computer only, no logins); install mosquitto or give --mqtt URL"
             )
-        log.warning("mosquitto is not installed: using the slower in-process broker")
+        else:
+            log.warning("mosquitto is not installed: using the slower in-process broker")
         self._embedded = await EmbeddedBroker().start()
         self.mqtt_url = self._embedded.url
         self.host_access = broker_access(self.mqtt_url)

@@ -172,6 +172,7 @@ def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
             first.process.kill()  # kill -9: no goodbye, no stop in order
             first.process.wait(CEILING_S)
             until(lambda: live_brokers(tmp_path), lambda pids: pids == [])  # no orphan broker
+            assert len(list(tmp_path.glob("bosun-mosquitto-*"))) == 1  # its folder, untidied
 
             second = Bosun(tmp_path, ships_port)
             try:
@@ -179,6 +180,8 @@ def test_a_paired_firmware_ship_plays_and_survives_a_kill_9_of_bosun(tmp_path):
                 online_after_s = time.monotonic() - second.running_at
                 assert (live_brokers(tmp_path) != [broker_pid]) and len(live_brokers(tmp_path))
                 assert second.broker_line() == first.broker_line()  # the same host port
+                # the killed one's folder (password hashes) is swept by the next start
+                assert len(list(tmp_path.glob("bosun-mosquitto-*"))) == 1
                 assert online_after_s < ONLINE_AGAIN_S, online_after_s
                 print(f"the ship was online again {online_after_s:.1f} s after the restart")
                 assert board.boots == 1  # it reconnected; it did not have to reboot

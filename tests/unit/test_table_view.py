@@ -114,6 +114,9 @@ def test_the_wizard_measures_through_the_view(table):
     assert table.calibrating and table.snapshot()["calibrating"]
     command_id = table.send_command({"cmd": "tare"})
     assert table.result(command_id) is None
+    # the ship is put in maintenance with the wizard, and again before each measurement
+    commands = [m["cmd"] for topic, m in table._runtime.link.publisher.sent if "cmd" in topic]  # noqa: SLF001
+    assert commands[-3:] == ["maintenance", "maintenance", "tare"]
     assert table.use_item_grams({"rat": 2.7})["rat"] == 2.7
     assert table.item_grams()["rat"] == 2.7 and table.item_grams()["boat"] == 11.8
     assert table.describe() == "real ship" and table.virtual is None

@@ -131,6 +131,27 @@ class BrokerSecurity:
     tls: TlsFiles | None = None
 
 
+def sweep_stale_dirs() -> int:
+    """Remove the folders of private brokers whose bosun is gone (killed before it could tidy
+    up: they hold password hashes); how many. Folders without an owner are left alone."""
+    swept = 0
+    for folder in Path(tempfile.gettempdir()).glob("bosun-mosquitto-*"):
+        try:
+            owner = int((folder / "owner.pid").read_text())
+        except (OSError, ValueError):
+            continue
+        if owner == os.getpid():
+            continue
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+            swept += 1
+        except OSError:
+            continue  # alive, another user's
+    return swept
+
+
 def _die_with_parent() -> object:
     """A preexec_fn that makes the child get SIGTERM when its parent dies (Linux prctl
     PR_SET_PDEATHSIG), so a `kill -9` of bosun never leaves its broker behind. The signal
@@ -167,7 +188,10 @@ class MosquittoBroker:
         self.host = "127.0.0.1"
         self.port = port or free_port(self.host)
         self.security = security
+        if security is not None:
+            sweep_stale_dirs()
         self._dir = Path(tempfile.mkdtemp(prefix="bosun-mosquitto-"))
+        (self._dir / "owner.pid").write_text(str(os.getpid()))
         self.config_path = self._dir / "mosquitto.conf"
         self.log_path = self._dir / "mosquitto.log"
         self.password_path = self._dir / "passwords"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bosun.bus.access import broker_access
+from bosun.bus.access import broker_access, lan_address
 from bosun.bus.credentials import CREDENTIALS_FILE, CredentialsError
 from bosun.commands.argtypes import add_broker_arguments, listen_address, whole_number
 from bosun.service import Service, ServiceOptions
@@ -177,9 +177,15 @@ def announce(service: Service, console: Console) -> None:
     console.print("[bold]bosun is running[/]")
     console.print(f"  broker    {service.mqtt_url}  ({service.broker_kind})")
     if service.ships_url:
-        local = "://127." in service.ships_url
-        why = "this computer only: virtual ships" if local else "pair a ship: bosun ship add TABLE"
-        console.print(f"  ships     {service.ships_url}  ({why})")
+        ships = service.ships_url
+        if "://127." in ships:
+            why = "this computer only: virtual ships"
+        elif (lan := lan_address()) and "://0.0.0.0:" in ships:
+            ships = ships.replace("0.0.0.0", lan)
+            why = "on every address; pair a ship: bosun ship add TABLE"
+        else:
+            why = "pair a ship: bosun ship add TABLE"
+        console.print(f"  ships     {ships}  ({why})")
     console.print(f"  store     {service.options.db_url}")
     console.print(f"  web       {service.http_url}/?key={key}")
     console.print(f"  API       {service.http_url}/api/docs")

@@ -228,12 +228,15 @@ class TableView:
         """A command to the ship (protocol.CommandError if it is not one, or if it changes
         the ship while the game is refereed: only the calibration wizard sends those); its id."""
         name = command.get("cmd") if isinstance(command, dict) else None
-        if name in protocol.MAINTENANCE_COMMANDS and not self._runtime.calibrating:
-            raise protocol.CommandError(
-                f"{name} only from the calibration wizard, never while a game is refereed",
-                command.get("id"),
-                name,
-            )
+        if name in protocol.MAINTENANCE_COMMANDS:
+            if not self._runtime.calibrating:
+                raise protocol.CommandError(
+                    f"{name} only from the calibration wizard, never while a game is refereed",
+                    command.get("id"),
+                    name,
+                )
+            # again before each: the ship may have restarted, or its maintenance run out
+            self._runtime.link.send({"cmd": "maintenance", "on": True})
         return self._runtime.link.send(command)
 
     def result(self, command_id: str) -> dict[str, Any] | None:
