@@ -9,17 +9,21 @@ single-threaded broker, and the attack's messages would have arrived before it.
 
 from __future__ import annotations
 
+import json
 import queue
 import stat
+import threading
 
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
 from support.service import CEILING_S, RunningService, service_options
 
+from bosun.bus.access import BrokerAccess
 from bosun.bus.broker import BrokerSecurity, MosquittoBroker, free_port, mqtt_login
 from bosun.bus.credentials import BrokerCredentials, Credential
 from bosun.bus.mqtt import send_without_delay
+from bosun.bus.serial_bridge import SerialBridge
 from shipsense import protocol
 
 NOT_AUTHORISED = 5  # MQTT 3.1.1 CONNACK code
@@ -194,3 +198,32 @@ def test_bosun_logs_in_with_a_password_and_says_why_when_refused(closed_broker, 
         RunningService(bad).__enter__()
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert credentials.host.password not in logged and "not-the-password" not in logged
+
+
+def test_the_serial_bridge_speaks_for_its_ship_with_the_ships_login(closed_broker):
+    from test_bridge import PtyShip
+
+    broker, credentials = closed_broker
+    t1 = credentials.for_table("t1")
+    access = BrokerAccess("127.0.0.1", broker.security.ships_port, t1.user, t1.password)
+    host = Client(broker.port, credentials.host)
+    host.subscribe(protocol.topic("t1", protocol.EVENT))
+    ship = PtyShip()
+    bridge = SerialBridge(
+        ship.port, "t1", access.url, hello_s=0.3, log=lambda _: None, access=access
+    )
+    runner = threading.Thread(target=bridge.run, daemon=True)
+    runner.start()
+    try:
+        ship.lines.wait_for(lambda lines: any(x["topic"] == protocol.LINK_HELLO for x in lines))
+        ship.send(protocol.EVENT, {"type": "place", "t_ms": 10, "zone": 3, "boot": "b1", "seq": 1})
+        topic, payload = host.received.get(timeout=CEILING_S)
+        assert topic == "bosun/t1/ship/event" and json.loads(payload)["zone"] == 3
+        cmd = protocol.command("led", "c1", show="off")
+        host.publish(protocol.topic("t1", protocol.CMD), protocol.encode(cmd))
+        ship.lines.wait_for(lambda lines: {"topic": protocol.CMD, "msg": cmd} in lines)
+    finally:
+        bridge.stop()
+        runner.join(CEILING_S)
+        host.close()
+        ship.close()
