@@ -194,6 +194,12 @@ def announce(service: Service, console: Console) -> None:
     for table in service.tables.values():
         players = ", ".join(table.config.player_names)
         console.print(f"  table     {table.id}: {table.game} for {players} ({table.describe()})")
+    credentials = service.credentials
+    unpaired = [
+        t.id for t in service.tables.values() if credentials and not credentials.for_table(t.id)
+    ]
+    if unpaired and service.ships_url and "://127." not in service.ships_url:
+        console.print(f"  [yellow]not paired yet:[/] {', '.join(unpaired)} (bosun ship add TABLE)")
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()
