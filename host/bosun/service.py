@@ -10,6 +10,11 @@ A stop is ordered and bounded: the tables stop deciding, then the virtual tables
 ships stop, then the pages' live streams end and the web server, then the MQTT link, the
 store and last the broker. Each step has its own time limit; one that overruns is named in
 the log and the stop goes on, so Ctrl-C always ends. A start that fails stops what it started.
+
+Without a broker URL the broker is bosun's own mosquitto, closed to all but bosun and the
+paired ships (bus/broker.py, bus/credentials.py): bosun logs in on a loopback listener, the
+ships on theirs, each with its own user; virtual tables' ships too, with credentials made for
+the run. A `bosun ship add` while bosun runs reaches the broker within CREDENTIALS_CHECK_S.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import shutil
 import socket
 import threading
 from collections.abc import Awaitable, Iterator
@@ -105,6 +111,7 @@ class Service:
         self.host_access: BrokerAccess | None = None
         self._ships_access: BrokerAccess | None = None
         self._credentials_watch: asyncio.Task | None = None
+        self._tls_folder = None  # the CA of a run without a credentials file, removed at stop
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
@@ -206,11 +213,13 @@ class Service:
             credentials.host_port = free_port()
             await asyncio.to_thread(credentials.save)
         ships_host, ships_port = self.options.ships_listener or ("127.0.0.1", free_port())
-        tls = None
+        tls = tls_folder = None
         if self.options.ships_tls:
             names = [ships_host, await asyncio.to_thread(lan_address)]
-            tls = await asyncio.to_thread(self._ships_tls(path).ensure, names)
+            tls_folder = self._ships_tls(path)
+            tls = await asyncio.to_thread(tls_folder.ensure, names)
         security = BrokerSecurity(credentials, ships_host, ships_port, tls)
+        self._tls_folder = tls_folder
         broker = MosquittoBroker(port=credentials.host_port, security=security)
         self.credentials, self._broker = credentials, broker
         await loop.run_in_executor(self._broker_thread, broker.start)
@@ -234,7 +243,7 @@ class Service:
         from bosun.bus.tls import ShipsTls
 
         if credentials_file is None:
-            return ShipsTls(Path(tempfile.mkdtemp(prefix="bosun-tls-")))
+            return ShipsTls(Path(tempfile.mkdtemp(prefix="bosun-tls-")), temporary=True)
         return ShipsTls(Path(credentials_file).resolve().parent)
 
     @property
@@ -273,7 +282,11 @@ class Service:
             except ValueError as why:
                 log.warning("the credentials file changed but cannot be used: %s", why)
                 continue
-            await loop.run_in_executor(self._broker_thread, self._broker.reload)
+            try:
+                await loop.run_in_executor(self._broker_thread, self._broker.reload)
+            except OSError as why:  # the broker is gone or the files cannot be written
+                log.warning("the broker could not take the new ship credentials: %s", why)
+                continue
             log.warning("ship credentials changed: the broker has the new ones")
 
     async def _start_http(self) -> None:
@@ -374,6 +387,8 @@ class Service:
             await _step("stop the broker", stopped, STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
+        if self._tls_folder is not None and self._tls_folder.temporary:
+            await asyncio.to_thread(shutil.rmtree, self._tls_folder.folder, True)
         self._trace_thread.shutdown(wait=False)
         self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
         self._broker_thread.shutdown(wait=False)

@@ -17,7 +17,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
-from support.service import CEILING_S, RunningService, service_options
+from support.service import CEILING_S, RunningService, service_options, with_virtual_table
 
 from bosun.bus.access import BrokerAccess
 from bosun.bus.broker import BrokerSecurity, MosquittoBroker, free_port, mqtt_login
@@ -227,3 +227,20 @@ def test_the_serial_bridge_speaks_for_its_ship_with_the_ships_login(closed_broke
         runner.join(CEILING_S)
         host.close()
         ship.close()
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["mqtt", "mqtts"])
+def test_virtual_tables_log_in_as_ships_on_bosuns_own_broker(tmp_path, tls):
+    require_executable("mosquitto", "apt-get install mosquitto")
+    options = service_options(None, tmp_path, ships_tls=tls)  # no URL: bosun's own broker
+    with with_virtual_table(options) as (service, _table):
+        running = service.service
+        assert running.ships_url.startswith("mqtts://" if tls else "mqtt://")
+        assert service.table("demo-1")["ship"]["online"]
+        ship = running.credentials.for_table("demo-1")  # made for this run, not written down
+        assert ship.user == "ship-demo-1" and "demo-1" not in running.credentials.ships
+        host, port = running.broker_address
+        assert mqtt_login(host, port, None, None) == NOT_AUTHORISED
+        folder = running._tls_folder  # noqa: SLF001
+    if tls:
+        assert not folder.folder.exists()  # the run's own CA went with it

@@ -55,8 +55,9 @@ def _general_name(address: str) -> x509.GeneralName:
 class ShipsTls:
     """The CA and broker certificate files in `folder` (made or renewed by `ensure`)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, temporary: bool = False) -> None:
         self.folder = Path(folder)
+        self.temporary = temporary  # made for one run: its owner removes it
         self.ca_file = self.folder / "bosun-ca.pem"
         self.ca_key_file = self.folder / "bosun-ca.key"
         self.cert_file = self.folder / "bosun-broker.pem"
