@@ -27,19 +27,19 @@ MAX_FALL_PIECES = 8  # a fall's `pieces`: more than any tumble brings down at on
 MAX_ITEM_NAME = 32
 
 
-def max_bytes(name):
+def max_bytes(name: str) -> int:
     """The longest payload a message on topic `name` (like `ship/trace`) may have."""
     return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
 
 
-def check_seq(seq):
+def check_seq(seq: object) -> int:
     """`seq` if it is an event number (1..MAX_SEQ), else ProtocolError."""
     if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
         raise ProtocolError(f"seq must be an integer from 1, not {seq!r}")
     return seq
 
 
-def _ship_time(kind, msg, name):
+def _ship_time(kind: str, msg: dict, name: str) -> None:
     value = msg[name]
     if not is_number(value) or not 0 <= value <= MAX_T_MS:
         raise ProtocolError(
@@ -47,7 +47,7 @@ def _ship_time(kind, msg, name):
         )
 
 
-def _event_zone(kind, msg, name, label=None):
+def _event_zone(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     value = msg.get(name)
     if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
         shown = "missing" if value is None else repr(value)
@@ -56,7 +56,9 @@ def _event_zone(kind, msg, name, label=None):
         )
 
 
-def _event_grams(kind, msg, name, required=True, label=None):
+def _event_grams(
+    kind: str, msg: dict, name: str, required: bool = True, label: "str | None" = None
+) -> None:
     if name not in msg and not required:
         return
     value = msg.get(name)
@@ -69,7 +71,7 @@ def _event_grams(kind, msg, name, required=True, label=None):
         )
 
 
-def _event_zones(kind, msg, name):
+def _event_zones(kind: str, msg: dict, name: str) -> None:
     if name not in msg:
         return
     zones = msg[name]
@@ -84,7 +86,7 @@ def _event_zones(kind, msg, name):
             )
 
 
-def _event_item(kind, msg, name, label=None):
+def _event_item(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     if msg.get(name) is None:
         return
     value = msg[name]
@@ -95,7 +97,7 @@ def _event_item(kind, msg, name, label=None):
         )
 
 
-def _event_pieces(kind, msg, name):
+def _event_pieces(kind: str, msg: dict, name: str) -> None:
     """A fall's `pieces`: one {zone, grams, item?} a piece, naming the zone it left (RR13a)."""
     if msg.get(name) is None:
         return
@@ -124,10 +126,10 @@ EVENT_FIELDS = {
 }
 
 
-def check_event(msg):
+def check_event(msg: object) -> dict:
     """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
     the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
-    check_event_envelope(msg)
+    msg = check_event_envelope(msg)  # the same object, now known to be a dict
     kind = msg["type"]
     for name, field_kind in EVENT_FIELDS.get(kind, ()):
         if field_kind == "zone":
@@ -143,7 +145,7 @@ def check_event(msg):
     return msg
 
 
-def check_event_envelope(msg):
+def check_event_envelope(msg: object) -> dict:
     """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
     carries events without acting on them (the serial bridge) checks this much."""
     if not isinstance(msg, dict):
@@ -165,7 +167,7 @@ def check_event_envelope(msg):
     return msg
 
 
-def check_status(msg):
+def check_status(msg: object) -> dict:
     if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
         raise ProtocolError("status needs 'online', true or false")
     problems = msg.get("problems", [])
@@ -174,7 +176,7 @@ def check_status(msg):
     return msg
 
 
-def check_weights(msg):
+def check_weights(msg: object) -> dict:
     if not isinstance(msg, dict):
         raise ProtocolError("weights must be a JSON object")
     check_boot(msg.get("boot"))
@@ -189,7 +191,7 @@ def check_weights(msg):
     return msg
 
 
-def check_trace(msg):
+def check_trace(msg: object) -> dict:
     if not isinstance(msg, dict):
         raise ProtocolError("trace must be a JSON object")
     check_boot(msg.get("boot"))
@@ -206,7 +208,7 @@ def check_trace(msg):
     return msg
 
 
-def check_result(msg):
+def check_result(msg: object) -> dict:
     if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
         raise ProtocolError("a result needs 'ok', true or false")
     if not msg["ok"] and not isinstance(msg.get("error"), str):

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bosun import __version__
+from shipsense import protocol
 
-STATE_ROOT = "bosun/_ha"
+STATE_ROOT = f"{protocol.ROOT}/_ha"
 BRIDGE_STATUS = f"{STATE_ROOT}/status"  # "online" while bosun runs; its last will "offline"
 ONLINE, OFFLINE = "online", "offline"
 # The state topics of a table (bosun/_ha/<table>/<name>); none is a ship topic's name.

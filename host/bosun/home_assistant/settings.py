@@ -30,9 +30,9 @@ class HomeAssistantSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     enabled: bool = False
     broker: Annotated[str, AfterValidator(_broker_url)] | None = None
-    # Home Assistant's `discovery_prefix`: topic levels of letters, digits, _ and -
+    # Home Assistant's `discovery_prefix`: 1-4 topic levels of ASCII letters, digits, _ and -
     discovery_prefix: Annotated[
-        str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,3}$")
+        str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{1,64}(/[0-9A-Za-z_-]{1,64}){0,3}$")
     ] = "homeassistant"
     weight_every_s: float = Field(default=2.0, ge=0.5, le=3600)
     weight_step_g: float = Field(default=1.0, ge=0, le=10_000)
