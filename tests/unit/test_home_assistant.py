@@ -54,9 +54,15 @@ def test_a_zone_moves_when_it_changes_by_the_step():
 
 
 def test_a_harbour_has_docks_and_no_turn_while_everyone_chooses():
-    harbour = ha.TableDevice("h1", "Montego Bay", (1, 2, 3, 4), zone_word="dock", mat=False)
+    harbour = ha.TableDevice(
+        "h1", "Montego Bay", (1, 2, 3, 4), zone_word="dock", board="harbour", mat=False
+    )
     names = [config["name"] for _, config in ha.configs(harbour)]
     assert names[1:5] == ["Dock 1", "Dock 2", "Dock 3", "Dock 4"] and "Mat" not in names
+    assert ha.configs(harbour)[0][1]["device"]["model"] == "Montego Bay harbour"
+    grams = ha.grams_state(harbour, {"zones_g": [-0.04, 2.26, 3.0], "table_g": 1.0})
+    assert grams == {"dock_1": 0.0, "dock_2": 2.3, "dock_3": 3.0, "dock_4": None}
+    assert str(grams["dock_1"]) == "0.0"  # not -0.0
     cards = {"phase": "cards", "round": 2, "pending": None}
     assert ha.game_state("Montego Bay", cards)["turn"] is None
     resolve = {"phase": "resolve", "round": 2, "pending": {"player": "ann", "room": "N3"}}

@@ -119,6 +119,7 @@ class HomeAssistant:
             game_title=kit.title,
             zones=tuple(kit.calibration.zones),
             zone_word=kit.calibration.zone_word,
+            board=kit.calibration.board,
             mat=view.config.table_sensor in ("mat", "both"),
         )
         entities = self._tables[view.id] = TableEntities(view, device, self._changed)

@@ -42,6 +42,7 @@ class TableDevice:
     game_title: str  # "Riff Raff"
     zones: tuple[int, ...]  # the load cells its game uses
     zone_word: str = "zone"  # "dock" for a harbour
+    board: str = "ship"  # what the load cells sit under: "ship", "harbour"
     mat: bool = True  # the table mat weighs what fell off (table_sensor mat/both)
 
 
@@ -60,7 +61,7 @@ def configs(table: TableDevice, prefix: str = "homeassistant") -> list[tuple[str
         "identifiers": [node_id(t)],
         "name": f"bosun {t}",
         "manufacturer": "bosun",
-        "model": f"{table.game_title} ship",
+        "model": f"{table.game_title} {table.board}",
         "sw_version": __version__,
     }
     origin = {"name": "bosun", "sw_version": __version__}
@@ -140,11 +141,15 @@ def grams_state(table: TableDevice, weights: dict[str, Any]) -> dict[str, float 
     state: dict[str, float | None] = {}
     for zone in table.zones:
         grams = zones_g[zone - 1] if zone <= len(zones_g) else None
-        state[f"{table.zone_word}_{zone}"] = None if grams is None else round(grams, GRAMS_DECIMALS)
+        state[f"{table.zone_word}_{zone}"] = _shown_g(grams)
     if table.mat:
-        mat_g = weights.get("table_g")
-        state["mat"] = None if mat_g is None else round(mat_g, GRAMS_DECIMALS)
+        state["mat"] = _shown_g(weights.get("table_g"))
     return state
+
+
+def _shown_g(grams: float | None) -> float | None:
+    # + 0.0: a cell a hair below zero shows 0.0, not -0.0
+    return None if grams is None else round(grams, GRAMS_DECIMALS) + 0.0
 
 
 def event_state(event: dict[str, Any]) -> dict[str, Any] | None:
