@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bosun.cli import main
+from bosun.commands import run as run_command
 from bosun.commands.run import redacted
 from bosun.home_assistant import discovery as ha
 from bosun.home_assistant.bridge import _moved
@@ -81,3 +83,37 @@ def test_only_falls_and_places_fire_with_the_fields_the_referee_checked():
 def test_the_terminal_never_shows_the_brokers_password():
     assert redacted("mqtt://user:secret@ha.local:1883") == "mqtt://user@ha.local:1883"
     assert redacted("mqtt://ha.local:1883") == "mqtt://ha.local:1883"
+
+
+def test_bosun_run_refuses_a_bad_section_before_anything_starts(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "bosun.toml"
+    path.write_text(TABLE + "[home_assistant]\nweight_every_s = 0.1\n")
+    assert main(["run", "--tables", str(path)]) == 2
+    assert "weight_every_s" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bosun.toml"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "section", "enabled"),
+    [
+        ([], "", False),
+        (["--home-assistant"], "", True),
+        ([], "[home_assistant]\nenabled = true\n", True),
+    ],
+)
+def test_bosun_run_turns_home_assistant_on_by_flag_or_file(
+    tmp_path, monkeypatch, flag, section, enabled
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bosun.toml").write_text(TABLE + section)
+    monkeypatch.setenv("BOSUN_OPERATOR_KEY", "k")
+    given = {}
+
+    async def serve(options, console, demo_tables=0, firmware=False):
+        given["options"] = options
+        return 0
+
+    monkeypatch.setattr(run_command, "serve", serve)
+    assert main(["run", *flag]) == 0
+    assert given["options"].home_assistant.enabled is enabled

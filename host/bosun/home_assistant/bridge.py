@@ -233,8 +233,8 @@ class HomeAssistant:
         send_without_delay(client)
         client.subscribe(self._status_topic, qos=1)
         self.connected.set()
-        # a (re)connect sends everything at once: the broker may have lost what it retained
-        self._loop.call_soon_threadsafe(self._send_all)
+        if not self._closing:  # a (re)connect sends everything: the broker may have lost it
+            self._on_loop(self._send_all)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected.clear()
@@ -250,7 +250,12 @@ class HomeAssistant:
     def _ask_resend(self) -> None:
         if not self._resend_asked.is_set() and not self._closing:
             self._resend_asked.set()
-            self._loop.call_soon_threadsafe(self._resend_soon)
+            self._on_loop(self._resend_soon)
+
+    def _on_loop(self, callback: Callable[[], None]) -> None:
+        # RuntimeError: the loop closed while this thread was still finishing
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(callback)
 
 
 def _moved(before: dict | None, after: dict, step_g: float) -> bool:
