@@ -244,3 +244,27 @@ def test_virtual_tables_log_in_as_ships_on_bosuns_own_broker(tmp_path, tls):
         folder = running._tls_folder  # noqa: SLF001
     if tls:
         assert not folder.folder.exists()  # the run's own CA went with it
+
+
+def test_home_assistant_on_bosuns_broker_reads_its_configs_and_states_only(tmp_path):
+    from bosun.home_assistant.settings import HomeAssistantSettings
+
+    require_executable("mosquitto", "apt-get install mosquitto")
+    settings = HomeAssistantSettings(enabled=True)
+    options = service_options(None, tmp_path, home_assistant=settings)
+    with with_virtual_table(options) as (service, _table):
+        running = service.service
+        assert running.home_assistant.connected.wait(CEILING_S)  # bosun's bridge logged in
+        login = running.credentials.home_assistant  # Home Assistant's own
+        home_assistant = Client(running._broker.security.ships_port, login)  # noqa: SLF001
+        home_assistant.subscribe("#")
+        host = Client(running._broker.port, running.credentials.host)  # noqa: SLF001
+        host.publish("homeassistant/marker", b"marker")
+        seen = home_assistant.until_marker(b"marker")
+        topics = {topic for topic, _ in seen}
+        assert any(t.startswith("homeassistant/") and t.endswith("/config") for t in topics)
+        assert any(t.startswith("bosun/_ha/") for t in topics), topics
+        assert not [t for t in topics if t.startswith("bosun/demo-1/")], topics
+        home_assistant.publish("homeassistant/status", b"online")  # allowed: it says it is up
+        home_assistant.close()
+        host.close()

@@ -69,9 +69,11 @@ def as_access(broker: BrokerAccess | tuple[str, int]) -> BrokerAccess:
     return broker if isinstance(broker, BrokerAccess) else BrokerAccess(broker[0], broker[1])
 
 
-def parse_broker_url(url: str) -> BrokerAccess:
+def parse_broker_url(url: str, allow_password: bool = False) -> BrokerAccess:
     """The broker of `mqtt[s]://[user@]host[:port]` (no password yet); ValueError saying what
-    is wrong, without the password if the URL held one."""
+    is wrong, without the password if the URL held one. A password in the URL is refused
+    (command lines end up in `ps` and shell histories) unless `allow_password` (a file
+    that says so, like bosun.toml's Home Assistant broker): then it is taken."""
     if not isinstance(url, str):
         raise ValueError("broker URL must be text like mqtt://host:1883")
     try:
@@ -79,7 +81,7 @@ def parse_broker_url(url: str) -> BrokerAccess:
         port = parsed.port
     except ValueError:
         raise ValueError(f"broker URL {shown_url(url)!r} has a bad port (1-65535)") from None
-    if parsed.password is not None:
+    if parsed.password is not None and not allow_password:
         raise ValueError(
             f"broker URL {shown_url(url)!r} must not hold a password: give it in a file "
             f"(--mqtt-password-file) or in ${PASSWORD_ENV}"
@@ -93,7 +95,8 @@ def parse_broker_url(url: str) -> BrokerAccess:
         raise ValueError(f"broker URL {shown_url(url)!r} must have nothing after host:port")
     tls, default_port = SCHEMES[parsed.scheme]
     user = unquote(parsed.username) if parsed.username else None
-    return BrokerAccess(parsed.hostname, port or default_port, user, None, tls)
+    password = unquote(parsed.password) if parsed.password is not None else None
+    return BrokerAccess(parsed.hostname, port or default_port, user, password, tls)
 
 
 def read_password_file(path: str | Path) -> str:

@@ -23,6 +23,7 @@ from shipsense import protocol
 
 CREDENTIALS_FILE = Path("bosun.ships.json")
 HOST_USER = "bosun-host"
+HOME_ASSISTANT_USER = "homeassistant"  # Home Assistant itself, when it uses bosun's broker
 SHIP_USER_PREFIX = "ship-"
 PASSWORD_BYTES = 18  # 144 bits, 24 characters: within the firmware's 64 for mqtt.password
 # mosquitto_passwd 2.0 writes $7$ (PBKDF2-SHA512) with 101 iterations and a 12-byte salt
@@ -104,6 +105,8 @@ class BrokerCredentials:
         self.host = Credential.new(HOST_USER)
         self.host_port: int | None = None
         self.ships: dict[str, Credential] = {}
+        self.home_assistant: Credential | None = None
+        self.home_assistant_prefix = "homeassistant"  # its discovery prefix (bosun.toml)
         # ships that live as long as this run (virtual tables): on the broker, not in the file
         self.passing: dict[str, Credential] = {}
         self._mtime_ns = 0
@@ -138,6 +141,8 @@ class BrokerCredentials:
             ships = data.get("ships", {})
             if not isinstance(ships, dict):
                 raise CredentialsError(f"{where}: ships must be an object")
+            entry = data.get("home_assistant")
+            self.home_assistant = _credential(entry, HOME_ASSISTANT_USER) if entry else None
             self.ships = {}
             for table, entry in ships.items():
                 protocol.check_table_id(table)
@@ -153,6 +158,11 @@ class BrokerCredentials:
             "version": FILE_VERSION,
             "host": {"user": self.host.user, "password": self.host.password},
             "host_port": self.host_port,
+            "home_assistant": (
+                {"user": self.home_assistant.user, "password": self.home_assistant.password}
+                if self.home_assistant
+                else None
+            ),
             "ships": {
                 table: {"user": c.user, "password": c.password}
                 for table, c in sorted(self.ships.items())
@@ -198,6 +208,15 @@ class BrokerCredentials:
             self.save()
         return found
 
+    def add_home_assistant(self, prefix: str = "homeassistant") -> Credential:
+        """Home Assistant's own login (made once, kept in the file): it reads the discovery
+        configs and bosun's states, and says when it comes online."""
+        self.home_assistant_prefix = prefix
+        if self.home_assistant is None:
+            self.home_assistant = Credential.new(HOME_ASSISTANT_USER)
+            self.save()
+        return self.home_assistant
+
     def add_passing(self, table: str) -> Credential:
         """Credentials for a ship of this run only (a virtual table), never written down."""
         if table in self.ships:
@@ -213,13 +232,25 @@ class BrokerCredentials:
 
     def password_file_text(self) -> str:
         users = [self.host, *self.all_ships().values()]
+        if self.home_assistant is not None:
+            users.append(self.home_assistant)
         return "".join(f"{c.user}:{mosquitto_hash(c.password)}\n" for c in users)
 
     def acl_text(self) -> str:
-        """The host reads and writes everything under bosun/; a ship writes only its own
-        ship topics and reads only its own commands; nobody else (no anonymous user exists)
-        reads or writes anything."""
-        lines = [f"user {self.host.user}", f"topic readwrite {protocol.ROOT}/#", ""]
+        """The host reads and writes everything (bosun/, and Home Assistant's discovery); a
+        ship writes only its own ship topics and reads only its own commands; Home Assistant
+        reads its discovery configs and bosun's states and writes its status; nobody else (no
+        anonymous user exists) reads or writes anything."""
+        lines = [f"user {self.host.user}", "topic readwrite #", ""]
+        if self.home_assistant is not None:
+            prefix = self.home_assistant_prefix
+            lines += [
+                f"user {self.home_assistant.user}",
+                f"topic read {prefix}/#",
+                f"topic read {protocol.ROOT}/_ha/#",
+                f"topic write {prefix}/status",
+                "",
+            ]
         for table, credential in sorted(self.all_ships().items()):
             lines.append(f"user {credential.user}")
             lines += [f"topic write {protocol.topic(table, name)}" for name in protocol.SHIP_TOPICS]

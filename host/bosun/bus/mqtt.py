@@ -135,9 +135,10 @@ def send_without_delay(client: mqtt.Client) -> None:
 
 
 def parse_broker_url(url: str) -> tuple[str, int]:
-    """(host, port) of mqtt[s]://[user@]host[:port]; ValueError saying what is wrong (never
-    the password a URL must not hold). `bosun.bus.access` has the whole of it."""
-    access = broker_access.parse_broker_url(url)
+    """(host, port) of mqtt[s]://[user[:password]@]host[:port]; ValueError saying what is
+    wrong (never the password). `bosun.bus.access` has the whole of it, and refuses passwords
+    in URLs given on a command line."""
+    access = broker_access.parse_broker_url(url, allow_password=True)
     return access.host, access.port
 
 

@@ -41,8 +41,9 @@ def number(low: float, high: float, unit: str = "") -> Callable[[str], float]:
 
 
 def broker_url(text: str) -> str:
-    """An MQTT broker's URL, mqtt://host[:port]."""
-    from bosun.bus.mqtt import parse_broker_url
+    """An MQTT broker's URL, mqtt[s]://[user@]host[:port] (never a password: it would be on
+    the command line)."""
+    from bosun.bus.access import parse_broker_url
 
     try:
         parse_broker_url(text)
