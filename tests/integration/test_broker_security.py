@@ -43,11 +43,13 @@ def closed_broker(tmp_path):
 class Client:
     """A paho client logged in as `credential`, collecting what it receives."""
 
-    def __init__(self, port: int, credential: Credential | None) -> None:
+    def __init__(self, port: int, credential: Credential | None, client_id: str = "") -> None:
         self.received: queue.Queue = queue.Queue()
         self.connack: queue.Queue = queue.Queue()
         self.disconnected: queue.Queue = queue.Queue()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311
+        )
         if credential is not None:
             self.client.username_pw_set(credential.user, credential.password)
         self.client.on_connect = self._on_connect
@@ -88,12 +90,33 @@ class Client:
 def test_anonymous_and_wrong_logins_are_refused_on_both_listeners(closed_broker):
     broker, credentials = closed_broker
     t1, t2 = credentials.for_table("t1"), credentials.for_table("t2")
+    host = credentials.host
     for port in (broker.port, broker.security.ships_port):
         assert mqtt_login("127.0.0.1", port, None, None) == NOT_AUTHORISED
         assert mqtt_login("127.0.0.1", port, t1.user, "not-the-password-at-all") == NOT_AUTHORISED
         assert mqtt_login("127.0.0.1", port, t1.user, t2.password) == NOT_AUTHORISED
-        assert mqtt_login("127.0.0.1", port, "bosun-host", t1.password) == NOT_AUTHORISED
-        assert mqtt_login("127.0.0.1", port, t1.user, t1.password) == 0  # the test can fail
+        assert mqtt_login("127.0.0.1", port, host.user, t1.password) == NOT_AUTHORISED
+    # each listener its own: bosun on loopback, the ships on theirs (the test can fail)
+    assert mqtt_login("127.0.0.1", broker.security.ships_port, t1.user, t1.password) == 0
+    assert mqtt_login("127.0.0.1", broker.port, t1.user, t1.password) == NOT_AUTHORISED
+    assert mqtt_login("127.0.0.1", broker.port, host.user, host.password) == 0
+    assert mqtt_login("127.0.0.1", broker.security.ships_port, host.user, host.password) == 5
+
+
+def test_a_ship_cannot_take_over_another_ships_session_by_its_client_id(closed_broker):
+    broker, credentials = closed_broker
+    ships = broker.security.ships_port
+    ship1 = Client(ships, credentials.for_table("t1"), client_id="bosun-t1-240ac454ae37")
+    eve = credentials.for_table("t2")
+    try:
+        # mosquitto would end the session of a client whose id another connection takes;
+        # on the ships' listener every client id is its user name, so eve takes only her own
+        for client_id in ("ship-t1", "bosun-t1-240ac454ae37", ""):
+            assert mqtt_login("127.0.0.1", ships, eve.user, eve.password, None, client_id) == 0
+        ship1.publish(protocol.topic("t1", protocol.EVENT), b"still here")
+        assert ship1.disconnected.empty()
+    finally:
+        ship1.close()
 
 
 def test_another_ships_credentials_cannot_speak_for_a_ship_or_command_it(closed_broker):

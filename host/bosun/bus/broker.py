@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -76,9 +77,17 @@ def wait_for_free_port(host: str, port: int, timeout_s: float) -> bool:
     return True
 
 
-def mqtt_login(host: str, port: int, user: str | None, password: str | None) -> int | None:
+def mqtt_login(
+    host: str,
+    port: int,
+    user: str | None,
+    password: str | None,
+    ca_file: str | Path | None = None,
+    client_id: str | None = None,
+) -> int | None:
     """The CONNACK code a MQTT 3.1.1 login gets (0 = accepted, 5 = not authorised), None if
-    nothing answered. A few bytes by hand: no client thread for a one-shot check."""
+    nothing answered; over TLS verified against `ca_file` if given. A few bytes by hand: no
+    client thread for a one-shot check."""
 
     def text(value: str) -> bytes:
         data = value.encode()
@@ -86,7 +95,7 @@ def mqtt_login(host: str, port: int, user: str | None, password: str | None) -> 
 
     flags = 0x02 | (0x80 if user else 0) | (0x40 if password else 0)
     body = text("MQTT") + bytes([4, flags]) + (5).to_bytes(2, "big")
-    body += text(f"bosun-probe-{os.getpid()}-{time.monotonic_ns() % 10**9}")
+    body += text(client_id or f"bosun-probe-{os.getpid()}-{time.monotonic_ns() % 10**9}")
     body += (text(user) if user else b"") + (text(password) if password else b"")
     length = len(body)
     encoded = bytearray()
@@ -96,7 +105,11 @@ def mqtt_login(host: str, port: int, user: str | None, password: str | None) -> 
         if not length:
             break
     try:
-        with socket.create_connection((host, port), timeout=2.0) as sock:
+        with contextlib.ExitStack() as stack:
+            sock = stack.enter_context(socket.create_connection((host, port), timeout=2.0))
+            if ca_file is not None:
+                context = ssl.create_default_context(cafile=str(ca_file))
+                sock = stack.enter_context(context.wrap_socket(sock, server_hostname=host))
             sock.sendall(bytes([0x10]) + bytes(encoded) + body)
             answer = b""
             while len(answer) < 4:
@@ -195,6 +208,7 @@ class MosquittoBroker:
         self.config_path = self._dir / "mosquitto.conf"
         self.log_path = self._dir / "mosquitto.log"
         self.password_path = self._dir / "passwords"
+        self.host_password_path = self._dir / "host-passwords"
         self.acl_path = self._dir / "acl"
         self._process: subprocess.Popen | None = None
 
@@ -239,13 +253,20 @@ class MosquittoBroker:
                 + "\n"
             )
         security = self.security
+        # Each listener its own logins: on loopback only bosun; on the ships' one the ships
+        # (and Home Assistant), each of whose client id is its user name, so that no ship can
+        # take over another's session by borrowing its client id.
         lines += [
-            "per_listener_settings false",
+            "per_listener_settings true",
+            f"listener {self.port} {self.host}",
+            "allow_anonymous false",
+            f"password_file {self.host_password_path}",
+            f"acl_file {self.acl_path}",
+            f"listener {security.ships_port} {security.ships_host}",
             "allow_anonymous false",
             f"password_file {self.password_path}",
             f"acl_file {self.acl_path}",
-            f"listener {self.port} {self.host}",
-            f"listener {security.ships_port} {security.ships_host}",
+            "use_username_as_clientid true",
         ]
         if security.tls is not None:
             lines += [
@@ -260,6 +281,7 @@ class MosquittoBroker:
         if self.security is not None:
             credentials = self.security.credentials
             write_private(self.password_path, credentials.password_file_text())
+            write_private(self.host_password_path, credentials.host_password_file_text())
             write_private(self.acl_path, credentials.acl_text())
 
     def start(self, timeout_s: float = 10.0) -> MosquittoBroker:
@@ -297,10 +319,19 @@ class MosquittoBroker:
             return True
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if mqtt_login(self.host, self.port, check.user, check.password) == 0:
+            if self.login(check.user, check.password) == 0:
                 return True
             time.sleep(0.02)  # mosquitto reloads on its next loop turn; nothing to wait on
         return False
+
+    def login(self, user: str | None, password: str | None) -> int | None:
+        """`mqtt_login` on the ships' listener (the host's for an open broker)."""
+        if self.security is None:
+            return mqtt_login(self.host, self.port, user, password)
+        security = self.security
+        host = "127.0.0.1" if security.ships_host in ("0.0.0.0", "", "::") else security.ships_host
+        ca_file = security.tls.ca_file if security.tls is not None else None
+        return mqtt_login(host, security.ships_port, user, password, ca_file)
 
     def stop(self) -> None:
         if self._process is None:

@@ -231,10 +231,15 @@ class BrokerCredentials:
         return {**self.passing, **self.ships}
 
     def password_file_text(self) -> str:
-        users = [self.host, *self.all_ships().values()]
+        """The ships' listener's: every ship, and Home Assistant if it has a login."""
+        users = list(self.all_ships().values())
         if self.home_assistant is not None:
             users.append(self.home_assistant)
         return "".join(f"{c.user}:{mosquitto_hash(c.password)}\n" for c in users)
+
+    def host_password_file_text(self) -> str:
+        """The loopback listener's: bosun alone logs in there."""
+        return f"{self.host.user}:{mosquitto_hash(self.host.password)}\n"
 
     def acl_text(self) -> str:
         """The host reads and writes everything (bosun/, and Home Assistant's discovery); a
