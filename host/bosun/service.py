@@ -35,7 +35,13 @@ from typing import Any, Protocol
 import uvicorn
 
 from bosun.bus.access import BrokerAccess, broker_access, lan_address
-from bosun.bus.broker import BrokerSecurity, MosquittoBroker, find_mosquitto, free_port
+from bosun.bus.broker import (
+    BrokerSecurity,
+    MosquittoBroker,
+    find_mosquitto,
+    free_port,
+    wait_for_free_port,
+)
 from bosun.bus.credentials import BrokerCredentials
 from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
@@ -264,7 +270,14 @@ class Service:
         loop = asyncio.get_running_loop()
         path = self.options.credentials_file
         credentials = await asyncio.to_thread(BrokerCredentials.open, path)
-        if credentials.host_port is None:
+        remembered = credentials.host_port
+        if remembered is not None and not await asyncio.to_thread(
+            wait_for_free_port, "127.0.0.1", remembered, 5.0
+        ):
+            # something else took it: only bosun itself dials this one, the ships keep theirs
+            log.warning("the broker's own port %d is taken; it moves to another", remembered)
+            remembered = None
+        if remembered is None:
             credentials.host_port = free_port()
             await asyncio.to_thread(credentials.save)
         home_assistant = self.options.home_assistant
