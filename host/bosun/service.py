@@ -328,19 +328,27 @@ class Service:
         scheme = "mqtts" if security.tls is not None else "mqtt"
         return f"{scheme}://{security.ships_host}:{security.ships_port}"
 
-    async def ship_access(self, table_id: str) -> BrokerAccess:
+    def ship_access(self, table_id: str) -> BrokerAccess:
         """How a ship of `table_id` on this machine (a virtual table) reaches the broker: with
         the private broker, through the ships' listener with that ship's own credentials
-        (made for this run if it has none); else as the host does."""
+        (made for this run if it has none: `await ship_ready` before it connects); else as
+        the host does."""
         if self.credentials is None or self._ships_access is None:
             return self.host_access
         credential = self.credentials.for_table(table_id)
         if credential is None:
             credential = self.credentials.add_passing(table_id)
-            loop = asyncio.get_running_loop()
-            if not await loop.run_in_executor(self._broker_thread, self._broker.reload, credential):
-                raise RuntimeError(f"the broker did not take {table_id}'s new credentials")
         return self._ships_access.with_login(credential.user, credential.password)
+
+    async def ship_ready(self, table_id: str) -> None:
+        """Once the broker lets `ship_access(table_id)` log in (made for this run: the broker
+        reads its files again); RuntimeError if it does not."""
+        if self.credentials is None or table_id not in self.credentials.passing:
+            return
+        credential = self.credentials.passing[table_id]
+        loop = asyncio.get_running_loop()
+        if not await loop.run_in_executor(self._broker_thread, self._broker.reload, credential):
+            raise RuntimeError(f"the broker did not take {table_id}'s new credentials")
 
     async def _watch_credentials(self) -> None:
         """`bosun ship add/rotate/remove` rewrite the credentials file while bosun runs: the

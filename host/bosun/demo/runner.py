@@ -93,7 +93,7 @@ async def add_virtual_table(
     kind = virtual_kind(kit.name)
     table_id = f"demo-{index + 1}"
     node_seed = f"{seed}/{index}"
-    ship_access = await service.ship_access(table_id)  # a ship: its own login, as real ones
+    ship_access = service.ship_access(table_id)  # a ship: its own login, as real ones
     if firmware:
         if not kind.firmware:
             raise ValueError(f"{kit.title} has no firmware table: its ship is simulated")
@@ -117,6 +117,7 @@ async def add_virtual_table(
         **kind.config,
     )
     view = service.add_table(config, fresh=True)
+    await service.ship_ready(table_id)
     # after the table exists, so its birth message is not a stranger's
     if firmware:  # MicroPython boots in a second or two: not on the event loop
         await asyncio.get_running_loop().run_in_executor(None, node.start)
