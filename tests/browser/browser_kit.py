@@ -31,7 +31,10 @@ WAIT_MS = 20_000
 
 @contextmanager
 def chromium() -> Iterator:
-    """A headless Chromium; skips without it locally, fails under CI (tests/conftest.py)."""
+    """A headless Chromium; skips without it locally, fails under CI (tests/conftest.py).
+
+    Every page it opens is watched for Content Security Policy violations (Chromium reports
+    each on the page's console): a test that saw one fails, naming it."""
     path = require_executable("chromium", "Debian: apt-get install chromium")
     from playwright.sync_api import expect, sync_playwright
 
@@ -40,13 +43,35 @@ def chromium() -> Iterator:
         browser = playwright.chromium.launch(
             executable_path=path, headless=True, args=CHROMIUM_ARGS
         )
+        violations = watch_csp(browser)
         try:
             yield browser
         except BaseException:
             keep_what_the_pages_showed(browser)
             raise
+        else:
+            assert violations == [], f"the pages broke their Content Security Policy: {violations}"
         finally:
             browser.close()
+
+
+def watch_csp(browser) -> list[str]:
+    """The CSP violations of every page `browser` opens from now on (a list that grows)."""
+    violations: list[str] = []
+
+    def on_console(message) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(f"{message.page.url if message.page else '?'}: {message.text}")
+
+    new_context = browser.new_context
+
+    def watched_context(**options):
+        context = new_context(**options)
+        context.on("console", on_console)
+        return context
+
+    browser.new_context = watched_context  # the tests open every page in a context of theirs
+    return violations
 
 
 def keep_what_the_pages_showed(browser) -> None:
