@@ -7,6 +7,7 @@ import contextlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ CHROMIUM_ARGS = [
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 SCREEN = {"viewport": {"width": 1440, "height": 960}}
 WAIT_MS = 20_000
+POLL_MS = 50  # how often a wait asks the page again
 
 
 @contextmanager
@@ -68,10 +70,40 @@ def watch_csp(browser) -> list[str]:
     def watched_context(**options):
         context = new_context(**options)
         context.on("console", on_console)
+        new_page = context.new_page
+
+        def polled_page():
+            page = new_page()
+            page.wait_for_function = polled_wait(page)
+            return page
+
+        context.new_page = polled_page
         return context
 
     browser.new_context = watched_context  # the tests open every page in a context of theirs
     return violations
+
+
+def polled_wait(page):
+    """`page.wait_for_function` that works under the pages' CSP: playwright's own evaluates
+    its predicate with the page's `eval`, which `script-src 'self'` refuses; this one asks
+    through the DevTools protocol (`page.evaluate_handle`, outside the page's CSP) until the
+    expression holds, as often as playwright polls."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def wait_for_function(expression: str, arg=None, timeout: float | None = None, polling=None):
+        limit_s = (WAIT_MS if timeout is None else timeout) / 1000
+        deadline = time.monotonic() + limit_s
+        while True:
+            handle = page.evaluate_handle(expression, arg)
+            if handle.evaluate("value => !!value"):
+                return handle
+            handle.dispose()
+            if time.monotonic() > deadline:
+                raise PlaywrightTimeout(f"{expression[:300]} did not hold within {limit_s:g} s")
+            page.wait_for_timeout(POLL_MS)
+
+    return wait_for_function
 
 
 def keep_what_the_pages_showed(browser) -> None:
