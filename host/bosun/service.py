@@ -1,7 +1,7 @@
 """`bosun run`: the broker, the store, a referee for every table, and the HTTP API, together.
 
-Everything runs on one asyncio loop: ship messages arrive from the MQTT thread through
-`call_soon_threadsafe`, HTTP requests are served by uvicorn on the same loop, so each table's
+Everything runs on one asyncio loop: ship messages arrive from the MQTT thread through a
+bounded inbox (bus/mqtt.py), HTTP requests are served by uvicorn on the same loop, so each table's
 referee sees one input at a time. Nothing that waits runs on the loop: starting and stopping
 the broker, opening the store (migrations), joining the MQTT thread and closing the store
 happen in worker threads, so every table and page keeps going meanwhile.
@@ -20,7 +20,6 @@ import logging
 import secrets
 import socket
 import threading
-from collections import Counter
 from collections.abc import Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,9 +28,11 @@ from typing import Any
 import uvicorn
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto
+from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
 from bosun.referee.clock import LoopClock
+from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.referee.view import TableView
@@ -48,6 +49,7 @@ STOP_WEB_S = 5.0  # requests in flight finish (uvicorn's graceful shutdown)
 STOP_BUS_S = 5.0
 STOP_STORE_S = 5.0
 STOP_BROKER_S = 10.0  # mosquitto gets 5 s to exit on SIGTERM, then SIGKILL
+FOREIGN_TABLES = 64  # names of tables not ours whose messages are counted (oldest forgotten)
 WORKER_THREADS = 8  # the loop's helpers for blocking work (store reads, joins, QR codes)
 
 
@@ -85,12 +87,14 @@ class Service:
         self.broker_kind = "external"
         self.mqtt_url: str | None = options.mqtt_url
         self.http_url: str | None = None
-        self.foreign_messages: Counter[str] = Counter()
+        self.foreign_messages = CappedCounter(FOREIGN_TABLES)  # by table name, not ours
+        self._foreign_warnings = LogThrottle(log)
         self._broker: MosquittoBroker | None = None
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
         self._traces: TraceWriter | None = None
+        self._writer: EntryWriter | None = None
         self._http: uvicorn.Server | None = None
         self._http_task: asyncio.Task | None = None
         self._web_app = None
@@ -99,6 +103,7 @@ class Service:
         # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
+        self._log_thread = started_threads(1, "bosun-log")
 
     @property
     def store(self) -> Store:
@@ -118,7 +123,8 @@ class Service:
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
             await self._start_broker()
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
-            bus = MqttBus(self.mqtt_url, loop, self._route)
+            self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
+            bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped)
             await asyncio.to_thread(bus.start)
             self._bus = bus
             for config in self.options.tables:
@@ -132,7 +138,9 @@ class Service:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
-        runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
+        runtime = TableRuntime(
+            config, self._store, self._bus, self.clock, self._traces, self._writer
+        )
         self.runtimes[config.id] = runtime
         self.tables[config.id] = view = TableView(runtime)
         if fresh:
@@ -200,20 +208,33 @@ class Service:
             return  # the tables have stopped deciding; the ship resends what is unacknowledged
         runtime = self.runtimes.get(message.table_id)
         if runtime is None:
-            self.foreign_messages[message.table_id] += 1
-            if self.foreign_messages[message.table_id] == 1:
+            if self.foreign_messages.add(message.table_id) == 1:
                 try:
                     protocol.check_table_id(message.table_id)
                     why = "no such table here"
                 except protocol.ProtocolError as problem:
                     why = str(problem)
-                log.warning("ignoring messages for table %r: %s", message.table_id[:40], why)
+                self._foreign_warnings.warning(
+                    self.clock.now_ms(),
+                    "ignoring messages for table %r: %s",
+                    message.table_id[:40],
+                    why[:200],
+                )
             return
         try:
             runtime.link.receive(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others
             log.exception("table %s failed on a %s message", message.table_id, message.name)
             runtime.report_failure(f"a {message.name} message from the ship")
+
+    def _dropped(self, table_id: str, count: int) -> None:
+        """The MQTT inbox was full: `count` messages for `table_id` never reached it."""
+        runtime = self.runtimes.get(table_id)
+        if runtime is not None:
+            runtime.link.count_dropped(count)
+            runtime.notify()
+        else:
+            self.foreign_messages.add(table_id, count)
 
     async def stop(self) -> None:
         """Stop everything in order (see the module's docstring); safe to call twice and after
@@ -223,6 +244,8 @@ class Service:
         self._stopping = True
         for runtime in self.runtimes.values():
             runtime.close()
+        if self._writer is not None:
+            await _step("store what the ships sent last", self._writer.close_async(), STOP_STORE_S)
         if self._traces is not None:
             await _step("store the last raw samples", self._traces.close_async(), STOP_STORE_S)
         for table in self.tables.values():
@@ -239,7 +262,8 @@ class Service:
             await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
-        self._trace_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+        self._trace_thread.shutdown(wait=False)
+        self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
 
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""

@@ -89,6 +89,9 @@ MAX_PAYLOAD_BYTES = 4096  # any one message, JSON text; the ESP32 parses command
 MAX_TABLE_ID = 32
 MAX_BOOT_ID = 32
 MAX_SEQ = 2**53  # events are numbered 1, 2, 3, ... within a boot; JSON keeps this exact
+# Events a ship's outbox may hold (its `outbox_size` at most): nothing a ship can still send
+# or resend lies further above what the host has, so the host refuses seqs beyond this window.
+MAX_OUTBOX = 1024
 MAX_ZONES = 16  # zones a ship may be built with (one HX711 a zone), for commands
 MAX_ID_LENGTH = 64
 MAX_ITEM_NAME = 40
@@ -202,13 +205,21 @@ LWT_PAYLOAD = encode(LWT)
 
 
 def _refuse_constant(name):
-    raise ValueError(f"{name} is not a number")
+    raise ProtocolError(f"{name} is not a number JSON has")
 
 
-# CPython's json reads NaN and Infinity, which JSON does not have: refuse them where the
-# parser can be told (MicroPython's json takes no keywords, and its ship never sends them).
+def _finite_float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ProtocolError(f"{text[:40]} is too large for a number")
+    return value
+
+
+# CPython's json reads NaN and Infinity, which JSON does not have, and turns 1e999 into
+# infinity, which pages cannot parse back: refuse them where the parser can be told
+# (MicroPython's json takes no keywords; the ship checks numbers itself with is_number).
 try:
-    _STRICT_JSON = json.loads("1", parse_constant=_refuse_constant) == 1
+    _STRICT_JSON = json.loads("1", parse_constant=_refuse_constant, parse_float=_finite_float) == 1
 except TypeError:
     _STRICT_JSON = False
 
@@ -229,9 +240,11 @@ def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
         raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
     try:
         if _STRICT_JSON:
-            msg = json.loads(payload, parse_constant=_refuse_constant)
+            msg = json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
         else:
             msg = json.loads(payload)
+    except ProtocolError as why:
+        raise ProtocolError(f"{what}: {why}") from None
     except ValueError:
         raise ProtocolError(f"{what} is not valid JSON") from None
     except RuntimeError:  # nested too deep for the parser (CPython's RecursionError too)
