@@ -71,3 +71,11 @@ def test_the_operator_key_file_is_owner_only_new_or_old(tmp_path, monkeypatch):
         assert stat.S_IMODE((tmp_path / "bosun.key").stat().st_mode) == 0o600
     finally:
         os.umask(before)
+
+
+def test_demo_on_a_damaged_store_says_so_in_one_line(tmp_path, capsys):
+    damaged = tmp_path / "old.db"
+    damaged.write_bytes(b"not a store" * 100)
+    assert main(["demo", "--db", f"sqlite:///{damaged}", "--timeout", "10"]) == 1
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "could not start" in said[0] and "not a database" in said[0], said
