@@ -8,16 +8,12 @@ with synchronous=NORMAL may lose the last commits on power loss).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hmac
 import json
-import logging
-import os
 import re
 import secrets
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -33,7 +29,7 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from bosun.games import Rejected, game_named
-from bosun.store import traces
+from bosun.store import sqlite_file, traces
 from bosun.store.models import entries, game_ends, games, trace_chunks
 from bosun.store.models import seats as seat_table
 from bosun.store.records import (
@@ -45,10 +41,7 @@ from bosun.store.records import (
     UnknownGame,
 )
 
-log = logging.getLogger(__name__)
-
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 # alembic keeps the migration under way in module globals: one migration at a time a process
 _MIGRATING = threading.Lock()
 SQLITE_BUSY_TIMEOUT_S = 10
@@ -199,79 +192,18 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
     return engine
 
 
-def _check_sqlite_file(path: Path, create: bool) -> None:
-    """Before SQLite opens `path`: refuse what is not a store with one sentence, and take
-    group and others' access away from an old store (it holds seat tokens and unrevealed
-    cards). A missing file, with `create`, becomes a new store made whole (`_new_store`).
-
-    An existing empty file is refused, not started afresh: a store that lost its contents
-    (a full disk, a bad copy) must not turn silently into a new one with no games in it. A
-    new store never lies empty under its name, so a bosun starting beside another cannot
-    mistake it for one.
-    """
-    if path.is_dir():
-        raise StoreError(f"{path} is a folder, not a database file")
-    if not path.exists():
-        if not create:
-            raise StoreError(f"{path}: no such database file")
-        _new_store(path)
+def _build_sqlite_store(path: str) -> None:
+    """Migrate a new, empty SQLite file at `path` and fold its WAL into it (for
+    sqlite_file.check, which links it in under its real name)."""
+    engine = _sqlite_engine(database_url(path))
     try:
-        size = path.stat().st_size
-        with path.open("rb") as file:
-            header = file.read(len(SQLITE_HEADER))
-    except OSError as err:
-        raise StoreError(f"cannot open {path}: {err.strerror}") from None
-    if size == 0:
-        raise StoreError(
-            f"{path} is empty (0 bytes): it is no store any more. Restore it from a backup, "
-            "or delete it to start with no games"
-        )
-    if header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a database (damaged, or not bosun's store)")
-    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        _owner_only(part)
-
-
-def _new_store(path: Path) -> None:
-    """Make a migrated, owner-only (0600) store at `path`: built under a temporary name and
-    linked in whole; if another bosun linked its own first, that one is kept."""
-    try:  # mkstemp makes the file 0600; SQLite gives its -wal and -shm the same mode
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as err:
-        raise StoreError(f"cannot open {path}: {err.strerror}") from None
-    os.close(descriptor)
-    engine = _sqlite_engine(database_url(temporary))
-    try:
-        Store(engine, str(path))._migrate()
-        with engine.connect() as conn:  # everything into the file itself before it is linked
+        Store(engine, path)._migrate()
+        with engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        engine.dispose()
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass
-        except OSError:  # a file system without hard links (FAT): a plain rename
-            if not path.exists():
-                os.rename(temporary, path)
-    except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as err:
-        raise StoreError(f"cannot create {path}: {_reason(err)}") from err
+    except (sa.exc.SQLAlchemyError, sqlite3.Error) as err:
+        raise StoreError(f"cannot create the store: {_reason(err)}") from err
     finally:
         engine.dispose()
-        for leftover in (temporary, f"{temporary}-wal", f"{temporary}-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(leftover)
-
-
-def _owner_only(path: Path) -> None:
-    """Take group and others' access away from an existing store file (made before 0600)."""
-    try:
-        mode = path.stat().st_mode & 0o777
-        if mode & 0o077:
-            os.chmod(path, mode & 0o700)
-    except FileNotFoundError:
-        pass
-    except OSError as err:  # not ours to change: it still opens, the owner is told
-        log.warning("%s stays readable by others: %s", path, err.strerror)
 
 
 # ---------------------------------------------------------------- the store
@@ -294,7 +226,7 @@ class Store:
         """Connect and migrate to the newest schema; `create=False` refuses a missing file."""
         sa_url = database_url(url)
         if sa_url.get_backend_name() == "sqlite":
-            _check_sqlite_file(Path(sa_url.database), create)
+            sqlite_file.check(Path(sa_url.database), create, build=_build_sqlite_store)
             engine = _sqlite_engine(sa_url)
         else:
             engine = sa.create_engine(sa_url, json_serializer=_json_dumps, pool_pre_ping=True)
