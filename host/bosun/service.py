@@ -7,9 +7,10 @@ the broker, opening the store (migrations), joining the MQTT thread and closing 
 happen in worker threads, so every table and page keeps going meanwhile.
 
 A stop is ordered and bounded: the tables stop deciding, then the virtual tables' bots and
-ships stop, then the pages' live streams end and the web server, then the MQTT link, the
-store and last the broker. Each step has its own time limit; one that overruns is named in
-the log and the stop goes on, so Ctrl-C always ends. A start that fails stops what it started.
+ships stop, then the pages' live streams end and the web server, then Home Assistant is told
+(when it is told anything), then the MQTT link, the store and last the broker. Each step has
+its own time limit; one that overruns is named in the log and the stop goes on, so Ctrl-C
+always ends. A start that fails stops what it started.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import threading
 from collections.abc import Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import uvicorn
 
@@ -31,6 +32,8 @@ from bosun.bus.broker import MosquittoBroker, find_mosquitto
 from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
+from bosun.home_assistant.bridge import HomeAssistant
+from bosun.home_assistant.settings import HomeAssistantSettings
 from bosun.referee.clock import LoopClock
 from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
@@ -74,6 +77,40 @@ class ServiceOptions:
     time_scale: float = 1.0
     operator_key: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     tables_file: str | None = None  # where the calibration wizard saves item weights
+    # MQTT discovery for Home Assistant; None or not enabled: nothing is sent to it
+    home_assistant: HomeAssistantSettings | None = None
+
+
+class TableObserver(Protocol):
+    """Watches every table the service referees (Home Assistant's bridge does)."""
+
+    def table_added(self, view: TableView) -> None:
+        """A table is refereed from now on; its view says what changes."""
+
+    def ship_event(self, table_id: str, event: dict[str, Any]) -> None:
+        """An event the table received from its ship: checked, new, in the ship's order."""
+
+
+class ObservedShip:
+    """A table as its ship link's listener, telling the observers each event it received
+    (after the table, whatever the table made of it). The rest goes to the table alone."""
+
+    def __init__(self, table: TableRuntime, observers: list[TableObserver]) -> None:
+        self._table = table
+        self._observers = observers
+
+    def ship_event(self, event: dict[str, Any]) -> None:
+        try:
+            self._table.ship_event(event)
+        finally:
+            for observer in self._observers:
+                try:
+                    observer.ship_event(self._table.config.id, event)
+                except Exception:  # an observer's bug must not cost the table its event
+                    log.exception("an observer failed on a ship event")
+
+    def __getattr__(self, name: str) -> Any:  # ship_status, ship_trace, ...: the table's
+        return getattr(self._table, name)
 
 
 class Service:
@@ -100,6 +137,8 @@ class Service:
         self._web_app = None
         self._stopping = False
         self.clock: LoopClock | None = None
+        self.observers: list[TableObserver] = []
+        self.home_assistant: HomeAssistant | None = None
         # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
@@ -127,6 +166,7 @@ class Service:
             bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped)
             await asyncio.to_thread(bus.start)
             self._bus = bus
+            await self._start_home_assistant(loop)
             for config in self.options.tables:
                 self.add_table(config)
             await self._start_http()
@@ -143,11 +183,24 @@ class Service:
         )
         self.runtimes[config.id] = runtime
         self.tables[config.id] = view = TableView(runtime)
+        if self.observers:
+            runtime.link.listener = ObservedShip(runtime, self.observers)
+            for observer in self.observers:
+                observer.table_added(view)
         if fresh:
             runtime.start_fresh()
         else:
             runtime.resume_or_start()
         return view
+
+    async def _start_home_assistant(self, loop: asyncio.AbstractEventLoop) -> None:
+        settings = self.options.home_assistant
+        if settings is None or not settings.enabled:
+            return
+        bridge = HomeAssistant(settings, settings.broker or self.mqtt_url, loop)
+        self.home_assistant = bridge
+        await bridge.start()
+        self.observers.append(bridge)
 
     @property
     def broker_address(self) -> tuple[str, int]:
@@ -254,6 +307,9 @@ class Service:
                     f"stop {table.id}'s virtual table", table.virtual.stop(), STOP_VIRTUAL_S
                 )
         await self._stop_http()
+        if self.home_assistant is not None:
+            bridge = self.home_assistant.stop()
+            await _step("tell Home Assistant bosun stopped", bridge, STOP_BUS_S)
         if self._bus is not None:
             await _step("close the MQTT link", asyncio.to_thread(self._bus.stop), STOP_BUS_S)
         if self._store is not None:

@@ -31,12 +31,12 @@ MAX_FALL_PIECES = 8  # a fall's `pieces`: more than any tumble brings down at on
 MAX_ITEM_NAME = 32
 
 
-def max_bytes(name):
+def max_bytes(name: str) -> int:
     """The longest payload a message on topic `name` (like `ship/trace`) may have."""
     return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
 
 
-def check_seq(seq, zero=False):
+def check_seq(seq: object, zero: bool = False) -> int:
     """`seq` if it is an event number (1..MAX_SEQ; with `zero`, a count of them from 0),
     else ProtocolError."""
     low = 0 if zero else 1
@@ -45,7 +45,7 @@ def check_seq(seq, zero=False):
     return seq
 
 
-def _ship_time(kind, msg, name):
+def _ship_time(kind: str, msg: dict, name: str) -> None:
     value = msg[name]
     if not is_number(value) or not 0 <= value <= MAX_T_MS:
         raise ProtocolError(
@@ -53,7 +53,7 @@ def _ship_time(kind, msg, name):
         )
 
 
-def _event_zone(kind, msg, name, label=None):
+def _event_zone(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     value = msg.get(name)
     if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
         shown = "missing" if value is None else repr(value)
@@ -62,7 +62,9 @@ def _event_zone(kind, msg, name, label=None):
         )
 
 
-def _event_grams(kind, msg, name, required=True, label=None):
+def _event_grams(
+    kind: str, msg: dict, name: str, required: bool = True, label: "str | None" = None
+) -> None:
     if name not in msg and not required:
         return
     value = msg.get(name)
@@ -75,7 +77,7 @@ def _event_grams(kind, msg, name, required=True, label=None):
         )
 
 
-def _event_zones(kind, msg, name):
+def _event_zones(kind: str, msg: dict, name: str) -> None:
     if name not in msg:
         return
     zones = msg[name]
@@ -90,7 +92,7 @@ def _event_zones(kind, msg, name):
             )
 
 
-def _event_item(kind, msg, name, label=None):
+def _event_item(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     if msg.get(name) is None:
         return
     value = msg[name]
@@ -101,7 +103,7 @@ def _event_item(kind, msg, name, label=None):
         )
 
 
-def _event_pieces(kind, msg, name):
+def _event_pieces(kind: str, msg: dict, name: str) -> None:
     """A fall's `pieces`: one {zone, grams, item?} a piece, naming the zone it left (RR13a)."""
     if msg.get(name) is None:
         return
@@ -130,10 +132,10 @@ EVENT_FIELDS = {
 }
 
 
-def check_event(msg):
+def check_event(msg: object) -> dict:
     """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
     the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
-    check_event_envelope(msg)
+    msg = check_event_envelope(msg)  # the same object, now known to be a dict
     kind = msg["type"]
     for name, field_kind in EVENT_FIELDS.get(kind, ()):
         if field_kind == "zone":
@@ -150,7 +152,7 @@ def check_event(msg):
     return msg
 
 
-def check_event_envelope(msg):
+def check_event_envelope(msg: object) -> dict:
     """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
     carries events without acting on them (the serial bridge) checks this much."""
     if not isinstance(msg, dict):
@@ -204,7 +206,7 @@ STATUS_FIELDS = (
 WEIGHTS_FIELDS = ("boot", "t_ms", "zones_g", "table_g", "faults", "settled_g")
 
 
-def check_value(value, where, depth=0):
+def check_value(value: object, where: str, depth: int = 0) -> object:
     """`value` if it is JSON of bounded shape (MAX_TEXT, MAX_ITEMS, MAX_DEPTH) with finite,
     browser-exact numbers, else ProtocolError naming where it is wrong."""
     if value is None or isinstance(value, bool):
@@ -236,7 +238,7 @@ def check_value(value, where, depth=0):
     raise ProtocolError(f"{where} is not JSON")
 
 
-def _known(msg, fields):
+def _known(msg: dict, fields: tuple) -> dict:
     """A copy of `msg` with only `fields`."""
     kept = {}
     for name in fields:
@@ -245,7 +247,7 @@ def _known(msg, fields):
     return kept
 
 
-def check_status(msg):
+def check_status(msg: object) -> dict:
     """The known fields (STATUS_FIELDS) of a well-formed `ship/status`, else ProtocolError."""
     if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
         raise ProtocolError("status needs 'online', true or false")
@@ -264,7 +266,7 @@ def check_status(msg):
     return msg
 
 
-def _grams_list(name, values, required):
+def _grams_list(name: str, values: object, required: bool) -> None:
     if values is None and not required:
         return
     if not isinstance(values, list) or not 1 <= len(values) <= MAX_ZONES:
@@ -276,7 +278,7 @@ def _grams_list(name, values, required):
             )
 
 
-def check_weights(msg):
+def check_weights(msg: object) -> dict:
     """The known fields (WEIGHTS_FIELDS) of a well-formed `ship/weights`, else ProtocolError."""
     if not isinstance(msg, dict):
         raise ProtocolError("weights must be a JSON object")
@@ -301,7 +303,7 @@ def check_weights(msg):
     return msg
 
 
-def check_trace(msg):
+def check_trace(msg: object) -> dict:
     if not isinstance(msg, dict):
         raise ProtocolError("trace must be a JSON object")
     check_boot(msg.get("boot"))
@@ -318,7 +320,7 @@ def check_trace(msg):
     return msg
 
 
-def check_result(msg):
+def check_result(msg: object) -> dict:
     """`msg` if it is a well-formed `ship/result` (its data of bounded shape), else
     ProtocolError."""
     if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
