@@ -61,6 +61,7 @@ def test_rr12_a_table_may_box_every_caught_piece(tmp_path):
         (GOOD + 'trace = "yes"\n', r"trace: .*boolean"),
         (GOOD + 'trace = "false"\n', r"trace: .*boolean"),
         (GOOD + "demo = 1\n", r"demo: .*boolean"),
+        (GOOD + '[home_assistant]\nenabled = "yes"\n', r"home_assistant\.enabled: .*boolean"),
     ],
 )
 def test_a_bad_file_names_what_is_wrong(tmp_path, text, complaint):
