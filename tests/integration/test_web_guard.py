@@ -161,9 +161,12 @@ def test_every_answer_carries_the_security_headers(service):
     assert "<script>" not in answers["docs"].text  # Swagger UI starts from a static file
 
 
-def open_stream(port: int, path: str = "/api/tables/t1/stream") -> tuple[socket.socket, int]:
-    """A live stream opened as a browser does; (the socket, left open, and its status)."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+def open_stream(
+    port: int, path: str = "/api/tables/t1/stream", source: str = "127.0.0.1"
+) -> tuple[socket.socket, int]:
+    """A live stream opened as a browser does (from `source`, any loopback address); (the
+    socket, left open, and its status)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
     head = b""
     while b"\r\n" not in head:
@@ -188,8 +191,12 @@ def test_one_address_holds_a_bounded_number_of_live_streams(service):
             assert "too many live streams" in response.json()["error"]
             assert response.headers["retry-after"]
         assert service.http.get("/api/tables").status_code == 200
+        # another address (another phone) is not held back by this one's streams
+        sock, status = open_stream(port, source="127.0.0.2")
+        held.append(sock)
+        assert status == 200
         # a page that goes frees its place for the next
-        held.pop().close()
+        held.pop(0).close()  # one of 127.0.0.1's
 
         def reopened():
             sock, status = open_stream(port)
