@@ -76,13 +76,13 @@ def test_a_new_store_and_operator_key_are_owner_only_and_the_broker_runs(tmp_pat
     workdir = tmp_path / "cafe"
     workdir.mkdir()
     process = subprocess.Popen(
-        [BOSUN, "run", "--port", "0"],
+        # the usual shell's umask: a file made without care would be 0644
+        ["/bin/sh", "-c", f'umask 022 && exec "{BOSUN}" run --port 0'],
         cwd=workdir,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: os.umask(0o022),  # the usual shell's: careless files are 0644
     )
     try:
         said = []
