@@ -189,8 +189,9 @@ class Service:
         loop.set_default_executor(self._workers)
         self.clock = LoopClock(loop, self.options.time_scale)
         try:
-            await self._start_broker()
+            # the store first: a damaged one stops the start before any broker runs
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
+            await self._start_broker()
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
             self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
             bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped, self.host_access)

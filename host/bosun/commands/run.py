@@ -15,10 +15,10 @@ from pathlib import Path
 from rich.console import Console
 
 from bosun.bus.access import broker_access, lan_address
-from bosun.bus.credentials import CREDENTIALS_FILE, CredentialsError
+from bosun.bus.credentials import CREDENTIALS_FILE
 from bosun.commands.argtypes import add_broker_arguments, listen_address, whole_number
 from bosun.service import Service, ServiceOptions
-from bosun.store import default_db_url
+from bosun.store import StoreError, default_db_url
 from bosun.tables import TableConfigError, TablesFile, load_tables_file
 
 DEFAULT_TABLES_FILE = Path("bosun.toml")
@@ -32,10 +32,14 @@ def operator_key() -> str:
     if key := os.environ.get("BOSUN_OPERATOR_KEY"):
         return key
     if OPERATOR_KEY_FILE.exists():
+        if OPERATOR_KEY_FILE.stat().st_mode & 0o077:  # made by an older bosun: owner-only now
+            OPERATOR_KEY_FILE.chmod(0o600)
         return OPERATOR_KEY_FILE.read_text().strip()
     key = secrets.token_urlsafe(12)
-    OPERATOR_KEY_FILE.touch(mode=0o600)
-    OPERATOR_KEY_FILE.write_text(key + "\n")
+    # created owner-only from the first byte (umask cannot widen it; no window at 0644)
+    descriptor = os.open(OPERATOR_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(key + "\n")
     return key
 
 
@@ -175,8 +179,10 @@ async def serve(
             await add_virtual_tables(service, demo_tables, game=first, firmware=int(firmware))
             for n, game in enumerate(others):  # and one table of every other game beside them
                 await add_virtual_tables(service, 1, game=game, first=demo_tables + n + 1)
-    except (OSError, ConnectionError, ValueError, RuntimeError, CredentialsError) as why:
-        # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
+    except (OSError, ConnectionError, ValueError, RuntimeError, StoreError) as why:
+        # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot;
+        # StoreError: a damaged or empty store (nothing else has started yet); ValueError
+        # also a broken credentials file (bosun.ships.json)
         console.print(f"[red]bosun run: could not start:[/] {why}")
         await service.stop()  # also the virtual tables that did start
         return 1
