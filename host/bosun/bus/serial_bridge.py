@@ -28,6 +28,7 @@ from bosun.bus.access import BrokerAccess, parse_broker_url
 from shipsense import protocol, ship_messages
 
 RETRY_OPEN_S = 2.0
+WRITE_TIMEOUT_S = 2.0  # a line the ship does not take within this is dropped (and logged)
 
 
 class SerialBridge:
@@ -120,8 +121,7 @@ class SerialBridge:
             if self._serial is None:
                 return
             try:
-                self._serial.write(line)
-                self._serial.flush()
+                self._serial.write(line)  # no flush(): tcdrain has no time limit
             except (serial.SerialException, OSError) as error:
                 self.log(f"bridge: writing to {self.port} failed: {error}")
 
@@ -182,7 +182,11 @@ class SerialBridge:
             while not self._stop.is_set():
                 if self._serial is None:
                     try:
-                        opened = self._open_serial(self.port, self.baudrate, timeout=0.2)
+                        # a bounded write: a ship that stops reading must never hang the
+                        # MQTT thread that writes the host's commands (and with it the stop)
+                        opened = self._open_serial(
+                            self.port, self.baudrate, timeout=0.2, write_timeout=WRITE_TIMEOUT_S
+                        )
                     except (serial.SerialException, OSError) as error:
                         if not said_waiting:
                             self.log(f"bridge: cannot open {self.port} ({error}); retrying")
@@ -235,8 +239,8 @@ class SerialBridge:
     def _close(self) -> None:
         if self.client.is_connected():
             self._publish(protocol.STATUS, protocol.LWT).wait_for_publish(2)
+        self.client.disconnect()  # first: it wakes the network thread that loop_stop joins
         self.client.loop_stop()
-        self.client.disconnect()
         with self._write_lock:
             if self._serial is not None:
                 self._serial.close()
