@@ -17,6 +17,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 from conftest import require_executable
+from support.polling import until
 from support.service import CEILING_S, RunningService, service_options, with_virtual_table
 
 from bosun.bus.access import BrokerAccess
@@ -291,3 +292,15 @@ def test_home_assistant_on_bosuns_broker_reads_its_configs_and_states_only(tmp_p
         home_assistant.publish("homeassistant/status", b"online")  # allowed: it says it is up
         home_assistant.close()
         host.close()
+
+
+def test_a_ship_paired_while_bosun_runs_can_log_in_within_seconds(tmp_path):
+    require_executable("mosquitto", "apt-get install mosquitto")
+    path = tmp_path / "bosun.ships.json"
+    options = service_options(None, tmp_path, credentials_file=str(path))
+    with RunningService(options) as service:
+        broker = service.service._broker  # noqa: SLF001
+        paired = BrokerCredentials(path).add("t9")  # what `bosun ship add t9` does meanwhile
+        until(lambda: broker.login(paired.user, paired.password), lambda code: code == 0)
+        BrokerCredentials(path).remove("t9")  # `bosun ship remove t9`
+        until(lambda: broker.login(paired.user, paired.password), lambda c: c == NOT_AUTHORISED)
