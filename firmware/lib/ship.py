@@ -214,6 +214,8 @@ class Ship:
             password=cfg["mqtt"]["password"],
             wifi=self.wifi,
             log=self.log,
+            tls=settings.uses_tls(cfg["mqtt"]["url"]),
+            ca=cfg["mqtt"]["ca"],
         )
 
     def use_calibration(self, cal):

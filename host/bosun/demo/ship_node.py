@@ -151,7 +151,7 @@ class VirtualShipNode:
         self.client.will_set(self._topic(protocol.STATUS), protocol.LWT_PAYLOAD, qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_command
-        self._network = ClientThread(self.client, broker[0], broker[1], keepalive_s=10)
+        self._network = ClientThread(self.client, broker, keepalive_s=10)
 
     def _topic(self, name: str) -> str:
         return protocol.topic(self.table_id, name)
