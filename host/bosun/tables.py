@@ -73,6 +73,9 @@ class TableConfig(BaseModel):
     items: dict[str, float] = Field(default_factory=dict)
     demo: bool = False  # a virtual ship with bot players
     trace: bool = True  # ask the ship for its raw samples (dashboard plots, CSV export)
+    # Seconds a seat may think before its bot decides for it (0: never; unset: never at a
+    # real table, a minute for a person at a virtual one): bosun.referee.presence.
+    decision_s: int | None = Field(default=None, ge=0, le=3600)
 
     @property
     def player_names(self) -> list[str]:

@@ -149,6 +149,7 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
                 lambda: view.player_snapshot(player),
                 # a new game gives new seat links: this one no longer opens the seat
                 valid=lambda: view.seat_of(token) == player,
+                seat=player,  # while it is open the seat is present
             ),
             ping=15,
         )
