@@ -237,9 +237,11 @@ class SeatWatch:
                 f"{player}'s move is made by hand on the {self._view.kit.calibration.board}: "
                 "no bot can make it"
             )
-        runtime = self._runtime
+        kit, runtime = self._view.kit, self._runtime
+        bots = importlib.import_module(kit.simulation) if kit.simulation else None
+        if not hasattr(bots, "stand_in"):
+            raise Rejected(f"{kit.title} has no bot to decide for {player}")
         rng = random.Random(f"{runtime.game_id}/{len(runtime.referee.match.log)}/{player}")
-        bots = importlib.import_module(self._view.kit.simulation)
         view = runtime.referee.player_view(player)
         request = seat_request(bots.stand_in(rng, view, moves))
         if not quiet:
