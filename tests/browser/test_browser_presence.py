@@ -175,7 +175,8 @@ def test_a_finished_montego_bay_game_steps_through_on_its_board(mosquitto, tmp_p
     options = service_options(mosquitto.url, tmp_path, [harbour])
     with RunningService(options) as service:
         store = service.service.store
-        log = play_game(random.Random(3), list(PLAYERS), BotPolicy()).log  # MB1-MB17, bots
+        played = play_game(random.Random(3), list(PLAYERS), BotPolicy())  # MB1-MB17, bots
+        log = played.log
 
         def record() -> str:
             game_id = store.start_game("h1b", "montego-bay", list(PLAYERS), log[0], None, 0)
@@ -184,7 +185,7 @@ def test_a_finished_montego_bay_game_steps_through_on_its_board(mosquitto, tmp_p
                 for i, a in enumerate(log[1:], 1)
             ]
             store.append_many(entries)
-            store.finish_game(game_id, [], at_ms=len(log))
+            store.finish_game(game_id, played.winners, at_ms=len(log))
             return game_id
 
         game_id = service.call(record)
@@ -206,6 +207,8 @@ def test_a_finished_montego_bay_game_steps_through_on_its_board(mosquitto, tmp_p
                 expect(replay.locator("rect.slot.full")).to_have_count(aboard)
                 caption = replay.locator(".replay-caption")
                 expect(caption).to_contain_text(f"Round {state['round']}")
+                player = steps[index]["action"]["player"]
+                expect(caption).to_contain_text(player)
             screenshot(page, "harbour-step-by-step")
         running_game = service.seats("h1")  # the table's own game runs: no steps for it yet
         assert running_game

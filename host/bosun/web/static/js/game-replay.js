@@ -110,8 +110,8 @@ Bosun.stepsReplay = function (box, steps, boardName, colours) {
   function caption(snapshot, step) {
     const a = step.action;
     const events = step.events.filter((e) => e.kind !== "reveal").map((e) => "<li>" + board.eventText(snapshot, e) + "</li>");
-    const who = a.player || a.by || "";
-    const head = '<p class="replay-turn"><strong>Round ' + esc(step.state.round) + "</strong> · " + esc(who) + " " + esc(a.type) + "</p>";
+    const said = board.actionText ? board.actionText(snapshot, a) : esc(a.player || a.by || "") + " " + esc(a.type);
+    const head = '<p class="replay-turn"><strong>Round ' + esc(step.state.round) + "</strong> · " + said + "</p>";
     return head + (events.length ? '<ol class="events">' + events.join("") + "</ol>" : "");
   }
 

@@ -39,7 +39,7 @@
       let phone;
       if (seat.bot) phone = '<span class="tag bot">bot</span>';
       else if (seat.online) phone = '<span class="tag online">phone on</span>';
-      else phone = '<span class="tag offline">phone offline' + (seat.left_ms ? " " + Bosun.span(clock.seconds(seat.left_ms, now)) : "") + "</span>";
+      else phone = '<span class="tag offline">phone offline</span>' + (seat.left_ms ? ' <span class="muted small">for ' + Bosun.span(clock.seconds(seat.left_ms, now)) + "</span>" : "");
       let wait = "";
       if (seat.waiting_since_ms) {
         wait = '<span class="waiting">deciding for ' + Bosun.span(clock.seconds(seat.waiting_since_ms, now)) + "</span>";
@@ -59,7 +59,14 @@
     return '<h2>At the table <span class="muted small">· ' + timer + '</span></h2><ul class="presence-list">' + rows.join("") + "</ul>";
   }
   function showPresence() {
-    if (window.bosunLast) Bosun.render(el("presence"), presenceHtml(window.bosunLast));
+    if (!window.bosunLast) return;
+    Bosun.render(el("presence"), presenceHtml(window.bosunLast));
+    const choice = el("decision-s");
+    const presence = window.bosunLast.presence;
+    if (choice && presence && document.activeElement !== choice) {
+      const now = String(presence.decision_s);
+      choice.value = [...choice.options].some((o) => o.value === now) ? now : "";
+    }
   }
   setInterval(showPresence, 1000);
 
