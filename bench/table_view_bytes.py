@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from bosun.bus.broker import free_port, wait_for_port
-from bosun.web.patches import apply_patch
+from bosun.web.patches import apply_patch, make_patch
 
 BOSUN = str(Path(sys.executable).parent / "bosun")
 
@@ -37,6 +37,7 @@ def sse_event(name: str, data: str) -> int:
 def listen(url: str, seconds: float) -> dict:
     sent = whole = events = patches = 0
     snapshot = None
+    cpu_s = 0.0  # making each patch again here: what the service spends on it
     started = time.monotonic()
     with (
         httpx.Client(timeout=30) as http,
@@ -52,8 +53,12 @@ def listen(url: str, seconds: float) -> dict:
                 if name == "snapshot":
                     snapshot = json.loads(data)
                 else:
+                    before = snapshot
                     snapshot = apply_patch(snapshot, json.loads(data))
                     patches += 1
+                    t0 = time.perf_counter()
+                    json.dumps(make_patch(before, snapshot))
+                    cpu_s += time.perf_counter() - t0
                 events += 1
                 whole += sse_event("snapshot", json.dumps(snapshot))
             if time.monotonic() - started > seconds:
@@ -72,6 +77,7 @@ def listen(url: str, seconds: float) -> dict:
         "bytes_per_hour_patches": round(sent / elapsed * 3600),
         "mean_update_bytes_whole": round(whole / max(events, 1)),
         "mean_update_bytes_patches": round(sent / max(events, 1)),
+        "patch_cpu_ms_mean": round(cpu_s * 1000 / max(patches, 1), 3),
         "rebuilt_equals_fresh_load": same,  # the ship's weights move on meanwhile: left out
     }
 

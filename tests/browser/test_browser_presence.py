@@ -137,6 +137,13 @@ def comparable(snapshot: dict) -> dict:
     return {k: v for k, v in snapshot.items() if k != "now_ms"}
 
 
+def weights_at(t_ms: float, zone: int) -> dict:
+    """The ship's readings at `t_ms`: a barrel's grams on `zone`, wobbling a little."""
+    grams = [0.0] * 10
+    grams[zone - 1] = 11.8 + (t_ms % 3) / 10
+    return {"boot": "b1", "t_ms": t_ms, "zones_g": grams, "faults": []}
+
+
 def test_only_changes_reach_the_table_view_and_it_equals_a_fresh_load(real_table, mosquitto):
     service = real_table
     ship = BrokerShip(mosquitto.host, mosquitto.port, "t1")
@@ -145,15 +152,27 @@ def test_only_changes_reach_the_table_view_and_it_equals_a_fresh_load(real_table
     with chromium() as browser:
         page = browser.new_context(**SCREEN).new_page()
         page.add_init_script(RECORD_PATCHES_JS)
-        page.goto(f"{base}/tables/t1")
+        page.goto(f"{base}/tables/t1?key={service.key}")  # the operator's: with the grams
         wait_until(page, "s.ship.online")
+        public = browser.new_context(**SCREEN).new_page()
+        public.add_init_script(RECORD_PATCHES_JS)
+        public.goto(f"{base}/tables/t1")  # the players': pieces, not grams
+        wait_until(public, "s.ship.online")
         for player, value in (("ann", 9), ("bob", 5), ("cy", 3)):  # RR4, then RR5: ann first
             service.play(seats[player], type="card", value=value)
         wait_until(page, "s.state.phase === 'turn' && s.state.turn === 'ann'")
         zone = service.table("t1")["state"]["target_zone"]
         ship.event("place", 1000.0, zone=zone, grams=W["barrel"])  # RR9: one piece loaded
-        for t_s in range(3):
-            ship.publish("ship/weights", {"t_ms": 2000.0 + t_s, "zones": {str(zone): 11.0}})
+        until(
+            lambda: (last(public)["state"], last(public)["feed"]),
+            lambda shown: shown == (service.table("t1")["state"], service.table("t1")["feed"]),
+        )
+        ship.publish("ship/weights", {**weights_at(1999.0, zone), "table_g": 0.0})
+        wait_until(public, "s.ship.weights !== null")  # its first readings: faults, if any
+        arrived = public.evaluate("window.testArrivals.length")
+        for t_ms in range(2000, 2010):  # the ship's readings: only the operator's page hears
+            ship.publish("ship/weights", {**weights_at(float(t_ms), zone), "table_g": 0.0})
+        wait_until(page, "s.ship.weights && s.ship.weights.t_ms === 2009")
         wait_until(page, f"s.state.ship['{zone}'] && s.state.ship['{zone}'].length === 1")
 
         def both() -> tuple[dict, dict]:
@@ -162,9 +181,12 @@ def test_only_changes_reach_the_table_view_and_it_equals_a_fresh_load(real_table
         shown, fresh = until(both, lambda pair: pair[0] == pair[1])
         assert shown["state"]["ship"][str(zone)] == ["barrel"]
         assert page.evaluate("window.testPatched") >= 4  # changes came as patches
+        assert public.evaluate("window.testArrivals.length") == arrived  # no grams, no update
+        assert last(public)["ship"]["weights"] == {"faults": []}
+        assert comparable(last(public))["state"] == fresh["state"]
         # a page opened now starts from the whole snapshot and shows the same
         other = browser.new_context(**SCREEN).new_page()
-        other.goto(f"{base}/tables/t1")
+        other.goto(f"{base}/tables/t1?key={service.key}")
         wait_until(other, "s.ship.online")
         assert comparable(last(other)) == comparable(last(page))
     ship.close()

@@ -108,10 +108,15 @@ class TableView:
         """Messages from the ship refused as malformed."""
         return self._runtime.link.refused
 
-    def snapshot(self) -> dict[str, Any]:
-        """The public picture of the table: never a secret card, never a seat token."""
+    def snapshot(self, grams: bool = True) -> dict[str, Any]:
+        """The public picture of the table: never a secret card, never a seat token. Without
+        `grams` the ship's readings are left out but for its faults: players see pieces, and
+        their pages' streams stay quiet while only the grams move."""
         runtime, referee = self._runtime, self._runtime.referee
         config, link = runtime.config, runtime.link
+        weights = link.weights
+        if not grams and weights is not None:
+            weights = {"faults": weights.get("faults", [])}
         return {
             "table": {
                 "id": config.id,
@@ -126,16 +131,16 @@ class TableView:
             "humans": sorted(self._virtual.humans) if self._virtual else [],
             "state": referee.view if referee else None,
             "referee": referee.referee_state() if referee else None,
-            "ship": {"online": link.online, "status": link.status, "weights": link.weights},
+            "ship": {"online": link.online, "status": link.status, "weights": weights},
             "feed": list(runtime.feed)[-FEED_SHOWN:],
             "presence": self._seats.public(),
             "now_ms": runtime.clock.now_ms(),
         }
 
-    def player_snapshot(self, player: str) -> dict[str, Any]:
+    def player_snapshot(self, player: str, grams: bool = True) -> dict[str, Any]:
         """What `player`'s own page shows: the public picture with their own view of the game
         (their cards) and what they may do now."""
-        snapshot = self.snapshot()
+        snapshot = self.snapshot(grams)
         referee = self._runtime.referee
         snapshot["you"] = player
         snapshot["state"] = referee.player_view(player) if referee else None

@@ -4,13 +4,15 @@ A live page gets a whole snapshot when its stream opens and then only what chang
 snapshot before: a table view's ship weights and clock change a few times a second, its
 feed by a line now and then, the rest seldom. Lists that slide (the feed: lines dropped at
 the front, new ones added at the end) become removes at the front and adds at the end;
-other lists of one length are compared item by item; any other list is replaced whole.
+other lists of one length are compared item by item; any other list is replaced whole, and
+so is any part whose changes would take more bytes than the part itself.
 `apply_patch` is what the pages do (static/js/common.js), for tests and measurements.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 Op = dict[str, Any]
@@ -42,6 +44,20 @@ def _same(a: Any, b: Any) -> bool:
 def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
     if _same(old, new):
         return
+    if path and isinstance(old, dict | list) and type(old) is type(new):
+        # many small changes inside (a ship's ten weights) cost more than the new value
+        inner: list[Op] = []
+        _diff_inside(old, new, path, inner)
+        whole = {"op": "replace", "path": path, "value": new}
+        if len(inner) > 1 and len(json.dumps(inner)) > len(json.dumps(whole)):
+            ops.append(whole)
+        else:
+            ops.extend(inner)
+        return
+    _diff_inside(old, new, path, ops)
+
+
+def _diff_inside(old: Any, new: Any, path: str, ops: list[Op]) -> None:
     if isinstance(old, dict) and isinstance(new, dict):
         for key in old:
             if key not in new:

@@ -88,7 +88,10 @@ async def stream(
                 yield {"event": "ended", "data": json.dumps({"error": message})}
                 return
             now = build()
-            whole, patch = json.dumps(now), json.dumps(make_patch(sent, now))
+            ops = make_patch(sent, now)
+            if all(op["path"] == "/now_ms" for op in ops):
+                continue  # nothing this page shows changed (the ship's grams, for players)
+            whole, patch = json.dumps(now), json.dumps(ops)
             sent = now
             if len(patch) < len(whole):
                 yield {"event": "patch", "data": patch}

@@ -92,7 +92,8 @@
     });
   }
 
-  Bosun.live("/api/tables/" + encodeURIComponent(tableId) + "/stream", {
+  // the operator's stream carries the grams (the players' leaves them out)
+  Bosun.live(Bosun.withKey("/api/tables/" + encodeURIComponent(tableId) + "/stream", key), {
     snapshot: show,
     state: (s) => Bosun.linkState(el("link-state"), s),
   });
