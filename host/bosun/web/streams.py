@@ -73,8 +73,11 @@ async def stream(
     if seat is not None:
         view.seat_page_opened(seat)
     try:
-        sent = build()
-        yield {"event": "snapshot", "data": json.dumps(sent)}
+        whole = json.dumps(build())
+        # what the page holds, as JSON: a copy (a build may share state that changes in
+        # place, the calibration wizard's does) with JSON's keys and lists
+        sent = json.loads(whole)
+        yield {"event": "snapshot", "data": whole}
         while not streams.closing and not await request.is_disconnected():
             try:
                 await asyncio.wait_for(changed.wait(), timeout=IDLE_CHECK_S)
@@ -87,11 +90,12 @@ async def stream(
                 message = "this seat link belongs to a finished game"
                 yield {"event": "ended", "data": json.dumps({"error": message})}
                 return
-            now = build()
+            whole = json.dumps(build())
+            now = json.loads(whole)
             ops = make_patch(sent, now)
             if all(op["path"] == "/now_ms" for op in ops):
                 continue  # nothing this page shows changed (the ship's grams, for players)
-            whole, patch = json.dumps(now), json.dumps(ops)
+            patch = json.dumps(ops)
             sent = now
             if len(patch) < len(whole):
                 yield {"event": "patch", "data": patch}
