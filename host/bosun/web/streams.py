@@ -73,7 +73,7 @@ async def stream(
     if seat is not None:
         view.seat_page_opened(seat)
     try:
-        whole = json.dumps(build())
+        whole = json.dumps(build(), allow_nan=False)
         # what the page holds, as JSON: a copy (a build may share state that changes in
         # place, the calibration wizard's does) with JSON's keys and lists
         sent = json.loads(whole)
@@ -90,7 +90,7 @@ async def stream(
                 message = "this seat link belongs to a finished game"
                 yield {"event": "ended", "data": json.dumps({"error": message})}
                 return
-            whole = json.dumps(build())
+            whole = json.dumps(build(), allow_nan=False)
             now = json.loads(whole)
             ops = make_patch(sent, now)
             if all(op["path"] == "/now_ms" for op in ops):
