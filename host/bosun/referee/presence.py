@@ -127,7 +127,11 @@ class SeatWatch:
         playing = referee is not None and not referee.is_over and referee.online
         if playing and not runtime.calibrating:
             for player in runtime.seats:
-                kinds = frozenset(a["type"] for a in self._legal(player))
+                try:
+                    kinds = frozenset(a["type"] for a in self._legal(player))
+                except Exception:  # an engine's slip must never stop the table it watches
+                    log.exception("table %s: no legal moves for %s", self._view.id, player)
+                    continue
                 if kinds:
                     before = self._waiting.get(player)
                     since = before[1] if before and before[0] == kinds else now
