@@ -145,7 +145,7 @@ def test_a_file_that_is_not_a_database_is_an_error(tmp_path, capsys):
     notes.write_text("hello\n" * 1000)
     assert main(["export", "t1", "--db", str(notes)]) == 2
     _, err = capsys.readouterr()
-    assert "file is not a database" in err and notes.read_text() == "hello\n" * 1000
+    assert "is not a database" in err and notes.read_text() == "hello\n" * 1000
 
 
 def test_an_unwritable_output_is_an_error_and_leaves_no_partial_file(db, tmp_path, capsys):
