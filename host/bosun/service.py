@@ -42,7 +42,7 @@ from bosun.bus.broker import (
     free_port,
     wait_for_free_port,
 )
-from bosun.bus.credentials import BrokerCredentials
+from bosun.bus.credentials import BrokerCredentials, Credential
 from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
@@ -154,6 +154,7 @@ class Service:
         self.host_access: BrokerAccess | None = None
         self._ships_access: BrokerAccess | None = None
         self._credentials_watch: asyncio.Task | None = None
+        self._credentials_lock = asyncio.Lock()  # the file watch and the wizard's pairing
         self._tls_folder = None  # the CA of a run without a credentials file, removed at stop
         self._embedded = None
         self._bus: MqttBus | None = None
@@ -357,19 +358,52 @@ class Service:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(CREDENTIALS_CHECK_S)
-            if not self.credentials.changed_on_disk():
-                continue
-            try:
-                await asyncio.to_thread(self.credentials.reload)
-            except ValueError as why:
-                log.warning("the credentials file changed but cannot be used: %s", why)
-                continue
-            try:
-                await loop.run_in_executor(self._broker_thread, self._broker.reload)
-            except OSError as why:  # the broker is gone or the files cannot be written
-                log.warning("the broker could not take the new ship credentials: %s", why)
-                continue
+            async with self._credentials_lock:
+                if not self.credentials.changed_on_disk():
+                    continue
+                try:
+                    await asyncio.to_thread(self.credentials.reload)
+                except ValueError as why:
+                    log.warning("the credentials file changed but cannot be used: %s", why)
+                    continue
+                try:
+                    await loop.run_in_executor(self._broker_thread, self._broker.reload)
+                except OSError as why:  # the broker is gone or the files cannot be written
+                    log.warning("the broker could not take the new ship credentials: %s", why)
+                    continue
             log.warning("ship credentials changed: the broker has the new ones")
+
+    def ships_listener(self) -> tuple[str, int, str | None] | None:
+        """The private broker's ships' listener: (address, port, its CA's path if TLS);
+        None with another broker (--mqtt), where bosun pairs no ship."""
+        if self.credentials is None or self._broker is None or self._broker.security is None:
+            return None
+        security = self._broker.security
+        ca_file = str(security.tls.ca_file) if security.tls is not None else None
+        return security.ships_host, security.ships_port, ca_file
+
+    async def pair_ship(self, table_id: str, rotate: bool) -> Credential:
+        """What `bosun ship add` (or `rotate`) does to the credentials file, from the running
+        service (the calibration wizard); the broker lets the ship log in before this returns.
+        RuntimeError if it did not."""
+        credentials, broker = self.credentials, self._broker
+        if credentials is None or broker is None:
+            raise RuntimeError("bosun uses another broker (--mqtt): pair the ship there")
+        loop = asyncio.get_running_loop()
+
+        def change() -> Credential:
+            if credentials.changed_on_disk():  # take `bosun ship add`'s work first
+                credentials.reload()
+            return credentials.rotate(table_id) if rotate else credentials.add(table_id)
+
+        async with self._credentials_lock:
+            credential = await loop.run_in_executor(self._broker_thread, change)
+            if not await loop.run_in_executor(self._broker_thread, broker.reload, credential):
+                raise RuntimeError("the broker did not take the ship's new credentials")
+        log.info(
+            "ship %s: credentials %s from the wizard", table_id, "rotated" if rotate else "made"
+        )
+        return credential
 
     async def _start_http(self) -> None:
         # importing the web app and building its routes' schemas takes a few hundred ms of
@@ -404,6 +438,7 @@ class Service:
             self.options.operator_key,
             store=self._store,
             tables_file=self.options.tables_file,
+            pairing=self,
         )
 
     def _route(self, message: ShipMessage) -> None:

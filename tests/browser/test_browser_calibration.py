@@ -1,17 +1,25 @@
 """The calibration wizard in real Chromium against a virtual ship: tare, a known weight on a
-zone, pieces weighed, the result stored with the table and used by the referee."""
+zone, pieces weighed, the result stored with the table and used by the referee; and a real
+table's ship paired from the wizard, its config.json downloaded."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from browser_kit import SCREEN, chromium, screenshot, virtual_tables
+from conftest import require_executable
 from playwright.sync_api import expect
-from support.service import CEILING_S, service_options
+from support.service import CEILING_S, RunningService, service_options
+
+from bosun.bus.broker import free_port, mqtt_login
+from bosun.tables import TableConfig, default_seats
 
 SCALE = 4.0
+NOT_AUTHORISED = 5  # MQTT 3.1.1 CONNACK code
 
 
 @pytest.fixture
@@ -48,6 +56,7 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
     with chromium() as browser:
         page = browser.new_context(**SCREEN).new_page()
         page.goto(f"{service.service.http_url}/tables/demo-1/calibrate?key={service.key}")
+        expect(page.locator("#pairing")).to_have_count(0)  # a virtual ship pairs itself
         page.click("#start")
         expect(page.locator("#steps")).to_be_visible()
         assert service.table("demo-1")["calibrating"]  # the referee ignores the ship now
@@ -110,3 +119,39 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
     snapshot = service.table("demo-1")
     assert not snapshot["calibrating"] and snapshot["humans"] == []
     assert snapshot["state"]["round"] == 1 and snapshot["state"]["phase"] == "choose"
+
+
+def test_the_wizard_pairs_a_real_tables_ship_and_downloads_its_config(tmp_path):
+    require_executable("mosquitto", "apt-get install mosquitto")
+    port = free_port()
+    table = TableConfig(id="t1", players=default_seats(["ann", "bob", "cy"]))
+    options = service_options(
+        None,  # bosun's own broker, with a ships' listener, as `bosun run` with real tables
+        tmp_path,
+        [table],
+        ships_listener=("127.0.0.1", port),
+        credentials_file=str(tmp_path / "bosun.ships.json"),
+    )
+    with RunningService(options) as service, chromium() as browser:
+        page = browser.new_context(accept_downloads=True, **SCREEN).new_page()
+        page.goto(f"{service.service.http_url}/tables/t1/calibrate?key={service.key}")
+        expect(page.locator("#pairing-state")).to_contain_text("Not paired yet")
+        with page.expect_download() as download:
+            page.click("#pair")
+        assert download.value.suggested_filename == "t1.config.json"
+        config = json.loads(Path(download.value.path()).read_text())
+        login = config["mqtt"]
+        assert login["url"] == f"mqtt://127.0.0.1:{port}" and login["user"] == "ship-t1"
+        assert mqtt_login("127.0.0.1", port, login["user"], login["password"]) == 0
+        state = page.locator("#pairing-state")
+        expect(state).to_contain_text("Paired: user ship-t1, password " + login["password"][:3])
+        assert login["password"] not in page.content()  # only in the download
+        screenshot(page, "calibration-pairing")
+
+        page.once("dialog", lambda dialog: dialog.accept())  # "give the ship a new password?"
+        with page.expect_download() as download:
+            page.click("#rotate")
+        rotated = json.loads(Path(download.value.path()).read_text())["mqtt"]
+        assert rotated["password"] != login["password"]
+        assert mqtt_login("127.0.0.1", port, login["user"], login["password"]) == NOT_AUTHORISED
+        expect(state).to_contain_text("password " + rotated["password"][:3])

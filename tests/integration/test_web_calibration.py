@@ -52,6 +52,8 @@ def test_a_virtual_table_is_tared_calibrated_and_its_pieces_weighed(demo):
     node = table.node
     state = wizard(service, "demo-1", "start")
     assert state["active"] and state["virtual"]
+    pairing = service.http.post("/api/tables/demo-1/ship/pairing", params={"key": service.key})
+    assert pairing.status_code == 409 and "pairs itself" in pairing.text  # a virtual ship
     snapshot = service.table("demo-1")
     assert snapshot["calibrating"] and snapshot["humans"] == ["ann", "bob", "cy"]  # bots hold
     wizard(service, "demo-1", "hands", {"do": "clear"})

@@ -119,6 +119,12 @@ def ship_config(
     return config
 
 
+def broker_url(host: str, tls: bool, port: int | None = None) -> str:
+    """Where a ship dials bosun's broker: `host` on the ships' port (its default for TLS)."""
+    scheme, default = ("mqtts", SHIPS_TLS_PORT) if tls else ("mqtt", SHIPS_PORT)
+    return f"{scheme}://{host}:{port or default}"
+
+
 def _write_config(args: argparse.Namespace, credential: Credential) -> int:
     host = args.broker or lan_address()
     if host is None:
@@ -144,8 +150,7 @@ def _write_config(args: argparse.Namespace, credential: Credential) -> int:
         tls = ShipsTls(args.credentials.resolve().parent)  # the CA beside the credentials
         tls.ensure([host])
         ca = tls.ca_pem()
-    scheme, port = ("mqtts", SHIPS_TLS_PORT) if args.tls else ("mqtt", SHIPS_PORT)
-    url = f"{scheme}://{host}:{args.port or port}"
+    url = broker_url(host, args.tls, args.port)
     config = ship_config(base, args.table, url, credential, ca)
     try:
         write_private(path, json.dumps(config, indent=2) + "\n")

@@ -21,6 +21,7 @@ from bosun.web.game_steps import create_steps_api
 from bosun.web.guard import RequestGuard
 from bosun.web.history import GameArchive, create_history_api
 from bosun.web.pages import create_pages
+from bosun.web.pairing import Pairing, create_pairing_api
 from bosun.web.presence import create_presence_api
 from bosun.web.seats import create_seats_api
 from bosun.web.stats import create_stats_api
@@ -51,10 +52,11 @@ def create_app(
     operator_key: str,
     store,
     tables_file: str | Path | None = None,
+    pairing: Pairing | None = None,
 ) -> FastAPI:
     """The whole web app over the tables' views and the service's store; `tables_file` is
     where the calibration wizard writes item weights of configured tables (None: kept in
-    memory)."""
+    memory); `pairing` is the service that pairs real tables' ships (None: nobody does)."""
     app = create_api(tables, operator_key)
     path = Path(tables_file) if tables_file else None
     ctx = WebContext(tables, operator_key, store=store, tables_file=path)
@@ -67,6 +69,7 @@ def create_app(
     app.include_router(create_steps_api(archive))
     app.include_router(create_stats_api(archive))
     app.include_router(create_calibration_api(ctx, app.state.calibration))
+    app.include_router(create_pairing_api(ctx, pairing))
     app.include_router(create_pages(ctx))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
