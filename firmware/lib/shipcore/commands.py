@@ -7,11 +7,7 @@ changes nothing: calibration and config are changed in a copy, saved to flash, a
 then put in use.
 """
 
-import time
-
-import calibration
-import settings
-
+from shipcore import calibration, settings
 from shipsense import protocol
 
 MEASURE_MS = 500
@@ -257,5 +253,5 @@ class Commands:
         return self._result(msg, True)
 
     def _restart(self, msg, now_ms):
-        self.ship.restart_at_ms = time.ticks_add(now_ms, 300)
+        self.ship.restart_at_ms = self.ship.clock.ticks_add(now_ms, 300)
         return self._result(msg, True)

@@ -13,7 +13,7 @@ Zones with no tare (no calibration yet) are tared from their first AUTO_TARE_REA
 settled readings.
 """
 
-from hx711 import RAW_MAX, RAW_MIN, SETTLE_READINGS
+from shipcore.hx711 import RAW_MAX, RAW_MIN, SETTLE_READINGS
 
 NOT_READY_FAULT_MS = 250
 SATURATED_READINGS = 8
