@@ -385,7 +385,7 @@ def _chunks(lib: str, frozen: bool) -> list[tuple[str, str]]:
         "EXTRA_OUT['outbox_payload_bytes'] = outbox_payload_bytes\n"
         "EXTRA_OUT['firmware_modules_loaded'] = sorted(k for k in sys.modules"
         " if k not in ('machine', 'neopixel', 'network', 'socket', 'os', 'os_urandom',"
-        " 'shipsense'))\n"
+        " 'shipsense', 'shipcore'))\n"
         "EXTRA_OUT['pointer_bytes'] = 8 if sys.maxsize > 2**32 else 4\n"
         "EXTRA_OUT['platform'] = sys.platform\n"
     )
