@@ -23,12 +23,22 @@ timed part. The ESP32 has no GPIO28-31, so a register word stays below 2**30: a 
 whose reading allocates nothing.
 """
 
-import time
-
 try:
     import machine
-except ImportError:  # CPython imports this file only for its constants
+except ImportError:  # CPython: a Raspberry Pi's GPIO (bosun.pi), or only the constants
     machine = None
+try:
+    from time import ticks_diff as _ticks_diff
+    from time import ticks_us as _ticks_us
+except ImportError:  # CPython: microseconds that never wrap
+    from time import perf_counter_ns
+
+    def _ticks_us():
+        return perf_counter_ns() // 1000
+
+    def _ticks_diff(a, b):
+        return a - b
+
 
 GPIO_IN_REG = 0x3FF4403C  # ESP32 GPIO_IN_REG: input levels of GPIO0-31
 GPIO_IN1_REG = 0x3FF44040  # ESP32 GPIO_IN1_REG: input levels of GPIO32-39 (bits 0-7)
@@ -161,8 +171,8 @@ class HX711Bus:
         the caller knows which they were from `not_ready()` before the call.
         """
         sck = self.sck.value
-        ticks_us = time.ticks_us
-        ticks_diff = time.ticks_diff
+        ticks_us = _ticks_us  # locals: the timed loop below looks them up 50 times
+        ticks_diff = _ticks_diff
         words = self._words
         words1 = self._words1
         mem = self.mem

@@ -1,0 +1,232 @@
+"""A Raspberry Pi ship (bosun.pi): the firmware's ship core and HX711 driver under CPython, its
+GPIO lines a stand-in for libgpiod wired to the virtual board's datasheet model of the HX711
+(tests/support/fake_gpiod.py), publishing to a real mosquitto what an ESP32 ship publishes."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from support.fake_gpiod import Amplifiers, FakeGpiod, LineSettings
+from support.polling import CEILING_S
+
+from bosun.board import analog
+from bosun.pi import lines as pi_lines
+from bosun.pi import run_gpio_ship
+from bosun.pi.config import ConfigError, load
+from shipcore.hx711 import SETTLE_READINGS
+from shipsense import protocol
+
+TABLE = "pi1"
+CHIP = "/dev/gpiochip-test"
+SCK = 5
+DOUTS = [6, 13, 19, 26, 21]  # zones 1-4, then the mat
+BOAT_G = 11.8
+
+
+class Host:
+    """What a host subscribed to bosun/<table>/# sees; commands go the other way."""
+
+    def __init__(self, broker) -> None:
+        self.messages: list[tuple[str, dict]] = []
+        self._changed = threading.Condition()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_message = self._on_message
+        self.client.on_connect = lambda c, *_: c.subscribe(f"bosun/{TABLE}/ship/#", qos=1)
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+
+    def _on_message(self, _client, _userdata, msg) -> None:
+        name = msg.topic.split("/", 2)[2]
+        if name != protocol.CMD:
+            with self._changed:
+                self.messages.append((name, json.loads(msg.payload)))
+                self._changed.notify_all()
+
+    def of(self, name: str) -> list[dict]:
+        with self._changed:
+            return [payload for topic, payload in self.messages if topic == name]
+
+    def wait_for(self, found: Callable[[], Any]) -> Any:
+        with self._changed:
+            value = self._changed.wait_for(found, timeout=CEILING_S)
+        assert value, f"not seen; last messages: {self.messages[-6:]}"
+        return value
+
+    def command(self, payload: dict | bytes) -> None:
+        raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.client.publish(protocol.topic(TABLE, protocol.CMD), raw, qos=1)
+
+    def result(self, cmd_id: str) -> dict:
+        return self.wait_for(lambda: [r for r in self.of(protocol.RESULT) if r["id"] == cmd_id])[0]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def write_config(folder, broker, **changes) -> str:
+    config = {
+        "table": TABLE,
+        "mqtt": {"url": f"mqtt://{broker.host}:{broker.port}", "keepalive_s": 5},
+        "pins": {
+            "hx711_sck": SCK,
+            "hx711_dout": DOUTS[:4],
+            "mat_dout": DOUTS[4],
+            "led_data": 20,
+            "piezo": 16,
+        },
+        "zones": 4,
+        "drop_sensor": "mat",
+        "leds": {"count": 0},
+        "weights_interval_ms": 200,
+        "status_interval_s": 1,
+    }
+    config.update(changes)
+    path = folder / "config.json"
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+@pytest.fixture
+def cells():
+    return analog.make_cells(len(DOUTS), seed=11)
+
+
+@pytest.fixture
+def amplifiers(cells):
+    amps = Amplifiers(SCK, DOUTS, noise_counts=2.0)
+    for channel, cell in enumerate(cells):
+        amps.set_grams(channel, 0.0, cell.offset, cell.counts_per_g)
+    return amps
+
+
+def test_a_pi_ship_publishes_what_an_esp32_ship_does_and_obeys_commands(
+    mosquitto, tmp_path, cells, amplifiers
+):
+    config_path = write_config(tmp_path, mosquitto)
+    perfect = analog.calibration(cells, 4, {"boat": BOAT_G, "rat": 2.6})
+    (tmp_path / "calibration.json").write_text(json.dumps(perfect))
+    gpiod = FakeGpiod(CHIP, amplifiers)
+    host = Host(mosquitto)
+    stop = threading.Event()
+    said: list[str] = []
+    ship = threading.Thread(
+        target=run_gpio_ship,
+        args=(config_path,),
+        kwargs={"chip": CHIP, "gpiod": gpiod, "stop": stop, "log": said.append},
+        daemon=True,
+    )
+    ship.start()
+
+    def events() -> list[dict]:
+        return host.of(protocol.EVENT)
+
+    try:
+        status = host.wait_for(lambda: [s for s in host.of(protocol.STATUS) if s.get("online")])
+        status = status[0]
+        assert status["fw"].startswith("bosun-ship") and "Python" in status["fw"]
+        assert status["table"] == TABLE and status["calibration"]
+        # the detector learns the empty ship, then a boat is set down on zone 2 (~150 ms)
+        host.wait_for(lambda: len(host.of(protocol.WEIGHTS)) >= 5)
+        for step in range(1, 16):
+            amplifiers.set_grams(1, BOAT_G * step / 15, cells[1].offset, cells[1].counts_per_g)
+            time.sleep(0.01)
+        (place,) = host.wait_for(lambda: [e for e in events() if e["type"] == "place"])
+        assert place["zone"] == 2 and place["grams"] == pytest.approx(BOAT_G, abs=0.5)
+        assert place["item"] == "boat" and place["seq"] >= 1 and place["boot"] == status["boot"]
+        weights = host.wait_for(
+            lambda: [w for w in host.of(protocol.WEIGHTS) if w["zones_g"][1] > BOAT_G - 0.3]
+        )[-1]
+        assert weights["zones_g"][0] == pytest.approx(0.0, abs=0.2)
+
+        # the host's commands: the firmware's own handling, result by result
+        host.command({"id": "c1", "cmd": "tare", "zones": [1]})
+        tared = host.result("c1")
+        assert tared["ok"], tared
+        assert tared["tare"]["z1"] == pytest.approx(cells[0].offset, abs=20)
+        host.command({"id": "c2", "cmd": "calibrate", "zone": 9, "grams": 100})
+        refused = host.result("c2")
+        assert not refused["ok"] and "zone 9 does not exist" in refused["error"]
+        host.command(b"not json")
+        host.wait_for(lambda: [r for r in host.of(protocol.RESULT) if r["id"] is None])
+        saved = json.loads((tmp_path / "calibration.json").read_text())
+        assert saved["zones"][0]["tare"] == tared["tare"]["z1"]  # kept beside config
+        assert gpiod.requests and not gpiod.requests[0].released
+    finally:
+        stop.set()
+        ship.join(CEILING_S)
+        host.close()
+    assert not ship.is_alive()
+    assert gpiod.requests[0].released  # the lines go back to the kernel
+    assert any("boot" in line for line in said)
+
+
+def test_the_driver_throws_away_a_train_with_a_stretched_clock_pulse(amplifiers, cells):
+    # Linux may preempt the process with SCK high: over 60 us the HX711 powers down. The
+    # firmware's driver measures every pulse and refuses that train.
+    lines = pi_lines.GpioLines(FakeGpiod(CHIP, amplifiers), CHIP, SCK, DOUTS)
+    bus = lines.bus(128)
+    try:
+        deadline = time.monotonic() + CEILING_S
+        clean = 0
+        # past the amplifiers' settling after power-up (SETTLE_READINGS); this busy machine
+        # may stretch a pulse by itself, and such a train does not count
+        while clean <= SETTLE_READINGS:
+            assert time.monotonic() < deadline
+            while not bus.ready():
+                time.sleep(0.001)
+            clean += bus.read()
+        for value, cell in zip(bus.values, cells, strict=True):
+            assert value == pytest.approx(cell.offset, abs=12)  # 2 counts rms of noise
+        while not bus.ready():
+            time.sleep(0.001)
+        amplifiers.stretch_next_us = 150
+        assert not bus.read()
+        assert bus.powered_down and bus.stretched_pulses >= 1 and bus.longest_high_us >= 150
+        assert amplifiers.power_downs == 1  # and the model did power down: the reading is void
+    finally:
+        lines.release()
+
+
+def test_the_config_is_checked_by_the_firmwares_rules_with_the_pis_pins(tmp_path, mosquitto):
+    path = write_config(tmp_path, mosquitto, leds={"count": 8}, drop_sensor="both")
+    config, problems = load(path)
+    assert config["zones"] == 4 and config["pins"]["hx711_dout"] == DOUTS[:4]
+    assert config["leds"]["count"] == 0 and config["drop_sensor"] == "mat"
+    assert any("LED" in p for p in problems) and any("piezo" in p for p in problems)
+    bad = write_config(tmp_path, mosquitto, pins={"hx711_sck": 40})
+    with pytest.raises(ConfigError, match="pins.hx711_sck must be a Raspberry Pi GPIO number"):
+        load(bad)
+    (tmp_path / "config.json").write_text('{"table": "pi1"}')
+    with pytest.raises(ConfigError, match="has no pins"):
+        load(str(tmp_path / "config.json"))
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(str(tmp_path / "missing.json"))
+
+
+def test_without_gpiod_the_ship_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gpiod", None)
+    with pytest.raises(RuntimeError, match=r"pip install 'bosun\[pi\]'"):
+        pi_lines.import_gpiod()
+
+
+def test_the_stand_in_speaks_the_real_gpiod_api():
+    # The stand-in must not drift from libgpiod's bindings (gpiod 2.x, a test dependency).
+    import inspect
+
+    gpiod = pi_lines.import_gpiod()
+    request_lines = inspect.signature(gpiod.request_lines).parameters
+    assert list(request_lines)[:3] == ["path", "config", "consumer"]
+    for name in ("set_value", "get_value", "get_values", "release"):
+        assert hasattr(gpiod.LineRequest, name)
+    assert {"direction", "output_value"} <= set(inspect.signature(gpiod.LineSettings).parameters)
+    assert {"direction", "output_value"} <= set(inspect.signature(LineSettings).parameters)
+    assert [v.name for v in gpiod.line.Value] == ["INACTIVE", "ACTIVE"]
+    assert {"INPUT", "OUTPUT"} <= {d.name for d in gpiod.line.Direction}
