@@ -1,10 +1,11 @@
 """One ship: production never uses the simulator, and the host has no second ship of its own.
 
-The referee, the games, the store, the bus and the web import nothing from `bosun.sim` (nor
-from `bosun.demo` and `bosun.board`, which feed it to a ship): only the simulator's own users
-do. And the virtual ship is the firmware's core (`shipcore.core.ShipCore`), so no host module
-re-implements the ship's commands: the calibration's steadiness rule and measuring constants
-exist once, in firmware/lib/shipcore/commands.py.
+The referee, the games, the store, the bus, the web and the Pi ship import nothing from
+`bosun.sim` (nor from `bosun.demo` and `bosun.board`, which feed it to a ship): only the
+simulator's own users do. And the virtual ship is the firmware's core
+(`shipcore.core.ShipCore`), so no host module re-implements the ship's commands: the
+calibration's steadiness rule and measuring constants exist once, in
+firmware/lib/shipcore/commands.py.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from shipcore.core import ShipCore
 
 REPO = Path(__file__).resolve().parents[2]
 HOST = REPO / "host" / "bosun"
-PRODUCTION = ("referee", "games", "store", "bus", "web")
+PRODUCTION = ("referee", "games", "store", "bus", "web", "pi")
 SIMULATION = ("bosun.sim", "bosun.demo", "bosun.board")
 # The ship's command rules: defined in shipcore.commands and nowhere on the host.
 SHIP_RULES = ("MEASURE_MS", "STEADY_G", "STEADY_FRACTION", "MIN_COUNTS_PER_G", "MIN_ITEM_G")

@@ -24,15 +24,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="the GPIO character device of the header's pins (default /dev/gpiochip0)",
     )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="sample under SCHED_FIFO (root or CAP_SYS_NICE): far fewer clock pulses "
+        "stretched by the scheduler",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from bosun.pi import run_gpio_ship
 
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        run_gpio_ship(args.gpio, chip=args.chip, stop=stop, log=lambda t: print(t, flush=True))
+        run_gpio_ship(
+            args.gpio,
+            chip=args.chip,
+            stop=stop,
+            log=lambda text: print(text, flush=True),
+            realtime=args.realtime,
+        )
     except (ConfigError, RuntimeError) as error:
         print(f"bosun ship: {error}", file=sys.stderr)
         return 2
@@ -41,4 +53,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         stop.set()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0

@@ -17,6 +17,8 @@ happens under load is measured by bench/pi_timing.py (bench/README.md: "Raspberr
 from __future__ import annotations
 
 import collections
+import contextlib
+import os
 import queue
 import threading
 import time
@@ -39,6 +41,7 @@ SLEEP_IF_AHEAD_US = 2500
 MAX_PENDING_COMMANDS = 64
 MAX_IN_FLIGHT = 20
 DEFAULT_CHIP = "/dev/gpiochip0"
+REALTIME_PRIORITY = 10
 
 
 class MonotonicClock:
@@ -238,11 +241,15 @@ class PiShip:
         self._last_ready_ns = time.perf_counter_ns()
         self._start_ms = MonotonicClock.ticks_ms()
 
-    def run(self, stop: threading.Event) -> bool:
-        """Sample until `stop` is set; True if the host asked for a restart instead."""
+    def run(self, stop: threading.Event, realtime: bool = False) -> bool:
+        """Sample until `stop` is set; True if the host asked for a restart instead.
+        `realtime`: this thread (not paho's) under SCHED_FIFO, so that the scheduler
+        stretches far fewer clock pulses (bench/README.md: "Raspberry Pi ship")."""
         core = self.core
         core.link.start()
         core.publish_status()
+        if realtime:
+            self._realtime(core.log)
         try:
             while not stop.is_set():
                 self.step(stop)
@@ -252,8 +259,22 @@ class PiShip:
                     return True
             return False
         finally:
+            if realtime:
+                with contextlib.suppress(OSError):
+                    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
             core.link.stop()
             self.lines.release()
+
+    @staticmethod
+    def _realtime(log: Callable[[str], None]) -> None:
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
+        except OSError as error:
+            log(
+                f"realtime scheduling refused ({error.strerror}): run as root or with "
+                "CAP_SYS_NICE (systemd: CPUSchedulingPolicy=fifo); clock pulses are "
+                "stretched more often without it"
+            )
 
     def _background(self) -> bool:
         core = self.core
@@ -280,10 +301,9 @@ class PiShip:
                 break
             if self._background():
                 continue
-            if period_us - since_us > SLEEP_IF_AHEAD_US:
-                time.sleep(0.001)
-            else:
-                time.sleep(0)  # give the CPU away, but come back at once
+            # close to the conversion: shorter naps (a conversion's data waits until the
+            # next one, 12.5 ms), never a spin that would starve paho's thread
+            time.sleep(0.001 if period_us - since_us > SLEEP_IF_AHEAD_US else 0.0002)
         now_ns = time.perf_counter_ns()
         elapsed_us = (now_ns - self._last_ready_ns) // 1000
         self._last_ready_ns = now_ns
@@ -300,11 +320,13 @@ def run_gpio_ship(
     gpiod: ModuleType | None = None,
     stop: threading.Event | None = None,
     log: Callable[[str], None] = print,
+    realtime: bool = False,
 ) -> None:
     """Run a Raspberry Pi ship from `config_path` until `stop` is set; a `restart` from the
     host starts it afresh (config and calibration read again, a new boot). `gpiod`: the
-    libgpiod v2 module, or a stand-in with its API (tests). ConfigError if the config
+    libgpiod v2 module, or a stand-in with its API (tests); `realtime`: sample under
+    SCHED_FIFO (PiShip.run). ConfigError if the config
     cannot run a ship, RuntimeError if gpiod is missing."""
     stop = stop or threading.Event()
-    while PiShip(config_path, chip, gpiod, log).run(stop):
+    while PiShip(config_path, chip, gpiod, log).run(stop, realtime):
         pass
