@@ -8,13 +8,11 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
 
-import paho.mqtt.client as mqtt
 import pytest
 from support.fake_gpiod import Amplifiers, FakeGpiod, LineSettings
 from support.polling import CEILING_S
+from support.ship_host import ShipHost
 
 from bosun.board import analog
 from bosun.pi import lines as pi_lines
@@ -28,47 +26,6 @@ CHIP = "/dev/gpiochip-test"
 SCK = 5
 DOUTS = [6, 13, 19, 26, 21]  # zones 1-4, then the mat
 BOAT_G = 11.8
-
-
-class Host:
-    """What a host subscribed to bosun/<table>/# sees; commands go the other way."""
-
-    def __init__(self, broker) -> None:
-        self.messages: list[tuple[str, dict]] = []
-        self._changed = threading.Condition()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-        self.client.on_message = self._on_message
-        self.client.on_connect = lambda c, *_: c.subscribe(f"bosun/{TABLE}/ship/#", qos=1)
-        self.client.connect(broker.host, broker.port)
-        self.client.loop_start()
-
-    def _on_message(self, _client, _userdata, msg) -> None:
-        name = msg.topic.split("/", 2)[2]
-        if name != protocol.CMD:
-            with self._changed:
-                self.messages.append((name, json.loads(msg.payload)))
-                self._changed.notify_all()
-
-    def of(self, name: str) -> list[dict]:
-        with self._changed:
-            return [payload for topic, payload in self.messages if topic == name]
-
-    def wait_for(self, found: Callable[[], Any]) -> Any:
-        with self._changed:
-            value = self._changed.wait_for(found, timeout=CEILING_S)
-        assert value, f"not seen; last messages: {self.messages[-6:]}"
-        return value
-
-    def command(self, payload: dict | bytes) -> None:
-        raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.client.publish(protocol.topic(TABLE, protocol.CMD), raw, qos=1)
-
-    def result(self, cmd_id: str) -> dict:
-        return self.wait_for(lambda: [r for r in self.of(protocol.RESULT) if r["id"] == cmd_id])[0]
-
-    def close(self) -> None:
-        self.client.loop_stop()
-        self.client.disconnect()
 
 
 def write_config(folder, broker, **changes) -> str:
@@ -114,7 +71,7 @@ def test_a_pi_ship_publishes_what_an_esp32_ship_does_and_obeys_commands(
     perfect = analog.calibration(cells, 4, {"boat": BOAT_G, "rat": 2.6})
     (tmp_path / "calibration.json").write_text(json.dumps(perfect))
     gpiod = FakeGpiod(CHIP, amplifiers)
-    host = Host(mosquitto)
+    host = ShipHost(mosquitto, TABLE)
     stop = threading.Event()
     said: list[str] = []
     ship = threading.Thread(
