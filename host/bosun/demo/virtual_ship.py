@@ -152,6 +152,8 @@ class VirtualShipNode:
             round(noise.gauss(0.0, cell.noise_counts), 1) for cell in self.cells for _ in range(97)
         ]
         self._noise_at = 0
+        self._offsets = [cell.offset for cell in self.cells]
+        self._scales = [cell.counts_per_g for cell in self.cells]
         self.led: dict[str, Any] | None = None  # the last LED command the host sent
         self.commands = 0
         self._pending = 0
@@ -372,11 +374,22 @@ class VirtualShipNode:
         true_g = [*sample.zones_g, sample.table_g or 0.0]
         for channel, load in hand_loads:
             true_g[channel] += load.at(sample.t_ms)
-        values, noise = bus.values, self._noise
+        noise = self._noise
         at = self._noise_at = (self._noise_at + 7) % (len(noise) - 16)
-        for channel, cell in enumerate(self.cells):
-            counts = cell.offset + true_g[channel] * cell.counts_per_g + noise[at + channel]
-            values[channel] = max(RAW_MIN, min(RAW_MAX, round(counts)))
+        channels = len(self._offsets)  # (no mat: its grams are not read)
+        values = [
+            round(offset + g * scale + e)
+            for offset, g, scale, e in zip(
+                self._offsets,
+                true_g[:channels],
+                self._scales,
+                noise[at : at + channels],
+                strict=True,
+            )
+        ]
+        if min(values) < RAW_MIN or max(values) > RAW_MAX:  # the ADC clamps
+            values = [max(RAW_MIN, min(RAW_MAX, v)) for v in values]
+        bus.values[:] = values
         core.sample(sample.t_ms, 0, int(1000 / ship.rate_sps), sample.impact)
         core.periodic(sample.t_ms)
 
