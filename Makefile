@@ -54,9 +54,23 @@ BUSY_RUNS ?= 3
 test-busy: setup system-packages lint
 	$(BIN)/python tests/support/busy_machine.py --runs $(BUSY_RUNS) -- $(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
-lint: setup
+# pyright checks firmware/ against MicroPython's API ([tool.pyright] in pyproject.toml); the
+# stubs it reads ([tool.bosun] firmware-stubs) live in their own folder, never in the venv.
+STUBS_DIR := $(VENV)/mpy-stubs
+STUBS_STAMP := $(STUBS_DIR)/.installed
+
+$(STUBS_STAMP): pyproject.toml
+	@echo "installing MicroPython's stubs into $(STUBS_DIR) ..."
+	@rm -rf $(STUBS_DIR)
+	@$(PIP) --no-deps --target $(STUBS_DIR) $$($(BIN)/python -c "import tomllib; \
+	  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['tool']['bosun']['firmware-stubs']))") \
+	  > $(VENV)/pip-stubs.log 2>&1 || { cat $(VENV)/pip-stubs.log; exit 1; }
+	@touch $(STUBS_STAMP)
+
+lint: setup $(STUBS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/pyright
 
 format: setup
 	$(BIN)/ruff format .

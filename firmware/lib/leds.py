@@ -15,6 +15,10 @@ breathing amber, so players see at once that nobody is refereeing.
 
 import time
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from hardware import Strip
+
 FALL_FLASH_MS = 600
 WINNER_CHASE_MS = 6000
 AMBER = (255, 120, 0)
@@ -25,38 +29,42 @@ WHITE = (255, 255, 255)
 class Leds:
     """Renders shows into a `neopixel.NeoPixel`-like strip (setitem + write)."""
 
-    def __init__(self, strip, count, zone_map, brightness):
+    def __init__(
+        self, strip: "Strip", count: int, zone_map: "dict[str, list[int]]", brightness: float
+    ) -> None:
         self.strip = strip
         self.count = count
-        self.zone_map = {}
+        self.zone_map: dict[int, list[int]] = {}
         for key in zone_map:
             self.zone_map[int(key)] = list(zone_map[key])
         self.brightness = brightness
-        self.show = {"show": "off"}
+        self.show: dict = {"show": "off"}
         self.started_ms = time.ticks_ms()
         self.before_fall = self.show
         self.link_up = False
-        self._frame = None
+        self._frame: list[tuple[int, int, int]] | None = None
         self.writes = 0
 
-    def set_show(self, msg, now_ms):
+    def set_show(self, msg: dict, now_ms: int) -> None:
         """Start a show from a validated `led` command (the caller checked zone numbers)."""
         if msg["show"] == "fall" and self.show["show"] != "fall":
             self.before_fall = self.show
         self.show = msg
         self.started_ms = now_ms
 
-    def set_brightness(self, brightness):
+    def set_brightness(self, brightness: float) -> None:
         self.brightness = brightness
 
-    def _scaled(self, color, level=1.0):
+    def _scaled(
+        self, color: "list[int] | tuple[int, int, int]", level: float = 1.0
+    ) -> "tuple[int, int, int]":
         k = self.brightness * level
         return (int(color[0] * k), int(color[1] * k), int(color[2] * k))
 
-    def frame(self, now_ms):
+    def frame(self, now_ms: int) -> "list[tuple[int, int, int]]":
         """The list of (r, g, b) the strip should show at `now_ms`."""
         dark = (0, 0, 0)
-        pixels = [dark] * self.count
+        pixels: list[tuple[int, int, int]] = [dark] * self.count
         if not self.link_up:
             # Breathing amber, period 2 s.
             phase = (now_ms % 2000) / 1000.0
@@ -107,7 +115,7 @@ class Leds:
                 pixels[i] = color
         return pixels
 
-    def render(self, now_ms):
+    def render(self, now_ms: int) -> bool:
         """Write the strip if the frame changed; True if it wrote."""
         pixels = self.frame(now_ms)
         if pixels == self._frame:

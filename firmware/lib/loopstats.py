@@ -11,23 +11,23 @@ figures since the last summary for the status message and starts a new window.
 class LoopStats:
     """Running min/mean/max of the loop's cost and slack over a status window."""
 
-    def __init__(self, period_us):
+    def __init__(self, period_us: int) -> None:
         self.period_us = period_us
         self.total_samples = 0
         self.total_missed = 0
         self._reset()
 
-    def _reset(self):
+    def _reset(self) -> None:
         self.samples = 0
         self.cost_sum = 0
         self.cost_max = 0
         self.slack_sum = 0
-        self.slack_min = None
+        self.slack_min: int | None = None
         self.period_sum = 0
         self.periods = 0
         self.missed = 0
 
-    def add(self, cost_us, slack_us, period_us):
+    def add(self, cost_us: int, slack_us: int, period_us: int) -> None:
         self.samples += 1
         self.total_samples += 1
         self.cost_sum += cost_us
@@ -43,7 +43,7 @@ class LoopStats:
                 self.missed += 1
                 self.total_missed += 1
 
-    def summary(self):
+    def summary(self) -> dict:
         n = self.samples or 1
         result = {
             "samples": self.samples,

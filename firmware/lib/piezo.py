@@ -8,11 +8,15 @@ last accepted one belong to the same impact. The sample loop calls `take()` once
 
 import time
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    import machine
+
 
 class Piezo:
     """Counts debounced impacts; `last_ms` is the IRQ time of the latest."""
 
-    def __init__(self, pin, debounce_ms, trigger=None):
+    def __init__(self, pin: "machine.Pin", debounce_ms: int, trigger: "int | None" = None) -> None:
         self.debounce_ms = debounce_ms
         self.hits = 0
         self.last_ms = time.ticks_add(time.ticks_ms(), -debounce_ms - 1)
@@ -24,13 +28,13 @@ class Piezo:
         except TypeError:  # ports whose irq() has no `hard` keyword
             pin.irq(handler=self._edge, trigger=trigger)
 
-    def _edge(self, pin):
+    def _edge(self, pin: "machine.Pin") -> None:
         now = time.ticks_ms()
         if time.ticks_diff(now, self.last_ms) >= self.debounce_ms:
             self.last_ms = now
             self.hits += 1
 
-    def take(self):
+    def take(self) -> int:
         """1 if an impact happened since the last call, else 0."""
         hits = self.hits
         if hits != self._taken:

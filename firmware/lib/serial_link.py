@@ -16,6 +16,13 @@ import time
 
 from shipsense import protocol
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hardware import Stream
+    from shipcore.outbox import Outbox
+
 ACK_TIMEOUT_MS = 3000
 HELLO_TIMEOUT_MS = 15000
 MAX_LINE = 4096
@@ -25,7 +32,14 @@ MAX_IN_FLIGHT = 10
 class SerialLink:
     """Same interface as MqttLink: service(), up, set_status(), publish(), describe()."""
 
-    def __init__(self, outbox, on_command, stream_in=None, stream_out=None, log=print):
+    def __init__(
+        self,
+        outbox: "Outbox",
+        on_command: "Callable[[bytes], object]",
+        stream_in: "Stream | None" = None,
+        stream_out: "Stream | None" = None,
+        log: "Callable[[str], object]" = print,
+    ) -> None:
         self.outbox = outbox
         self.on_command = on_command
         self.stream_in = stream_in or getattr(sys.stdin, "buffer", sys.stdin)
@@ -35,43 +49,45 @@ class SerialLink:
         self.poller.register(self.stream_in, select.POLLIN)
         self._line = bytearray()
         self._overlong = False
-        self.last_hello_ms = None
-        self.status_payload = None
-        self.on_connect = None  # called when a bridge says hello: the ship sends a fresh birth
+        self.last_hello_ms: int | None = None
+        self.status_payload: bytes | None = None
+        self.on_connect: Callable[[], object] | None = (
+            None  # called when a bridge says hello: the ship sends a fresh birth
+        )
         self.hellos = 0
         self.bad_lines = 0
         self.dropped_qos0 = 0
         self.connects = 0
         self.drops = 0
-        self.last_error = None
+        self.last_error: str | None = None
 
     @property
-    def up(self):
+    def up(self) -> bool:
         if self.last_hello_ms is None:
             return False
         return time.ticks_diff(time.ticks_ms(), self.last_hello_ms) < HELLO_TIMEOUT_MS
 
-    def describe(self):
+    def describe(self) -> str:
         if self.up:
             return "serial bridge connected"
         return "waiting for `bosun bridge` on the USB serial port"
 
-    def _write(self, name, payload):
+    def _write(self, name: str, payload: bytes) -> None:
         # The payload is already JSON text: splice it in rather than parse and re-encode.
         self.stream_out.write('{"topic":"' + name + '","msg":' + payload.decode() + "}\n")
 
-    def set_status(self, payload):
+    def set_status(self, payload: bytes) -> None:
         self.status_payload = payload
         self._write(protocol.STATUS, payload)
 
-    def publish(self, name, payload):
+    def publish(self, name: str, payload: bytes) -> bool:
         if not self.up:
             self.dropped_qos0 += 1
             return False
         self._write(name, payload)
         return True
 
-    def service(self, now_ms):
+    def service(self, now_ms: int) -> bool:
         worked = self._read(now_ms)
         was_up = self.up
         if not was_up:
@@ -94,7 +110,7 @@ class SerialLink:
             in_flight += 1
         return worked
 
-    def _read(self, now_ms):
+    def _read(self, now_ms: int) -> bool:
         worked = False
         for _ in range(512):
             if not self.poller.poll(0):
@@ -119,7 +135,7 @@ class SerialLink:
                 self._line.extend(byte)
         return worked
 
-    def _handle_line(self, line, now_ms):
+    def _handle_line(self, line: bytes, now_ms: int) -> None:
         if not line.strip():
             return
         try:
@@ -150,5 +166,5 @@ class SerialLink:
         elif name == protocol.CMD:
             self.on_command(protocol.encode(msg))
 
-    def close(self):
+    def close(self) -> None:
         pass

@@ -5,13 +5,17 @@ Once started on the ESP32 it cannot be stopped, so it is started only when the l
 does nothing, and the status says so.
 """
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    import machine
+
 
 class Watchdog:
     """`feed()` at least every `timeout_ms`; `hardware` says whether a real one is running."""
 
-    def __init__(self, timeout_ms):
+    def __init__(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
-        self._wdt = None
+        self._wdt: machine.WDT | None = None
         try:
             from machine import WDT
 
@@ -20,6 +24,6 @@ class Watchdog:
             pass
         self.hardware = self._wdt is not None
 
-    def feed(self):
+    def feed(self) -> None:
         if self._wdt is not None:
             self._wdt.feed()

@@ -24,7 +24,7 @@ STATUS_WORDS = {
 class Wifi:
     """Keeps the station joined to `ssid`; `up` says whether it has an IP address now."""
 
-    def __init__(self, ssid, password):
+    def __init__(self, ssid: str, password: str) -> None:
         import network
 
         self.network = network
@@ -35,9 +35,9 @@ class Wifi:
         self.next_try_ms = time.ticks_ms()
         self.up = False
         self.joins = 0
-        self.last_status = None
+        self.last_status: str | int | None = None
 
-    def service(self, now_ms):
+    def service(self, now_ms: int) -> bool:
         """Poll the association; True if it changed state."""
         up = self.wlan.isconnected()
         if up != self.up:
@@ -56,7 +56,7 @@ class Wifi:
                     self.last_status = f"connect failed: {error}"
         return False
 
-    def describe(self):
+    def describe(self) -> str:
         if self.up:
             return f"joined {self.ssid}"
         return f"not joined to {self.ssid} ({self.last_status})"

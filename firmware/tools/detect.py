@@ -8,8 +8,12 @@ success, 2 for a bad trace or items file (the error names the line and column).
 
 import sys
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from typing import NoReturn
 
-def _library_path():
+
+def _library_path() -> str:
     # the script lives in firmware/tools; shipsense lives next door in firmware/lib
     here = __file__.replace("\\", "/")
     cut = here.rfind("/")
@@ -27,16 +31,16 @@ from shipsense.trace import TraceError  # noqa: E402
 USAGE = "usage: detect.py TRACE.csv [ITEMS.json]"
 
 
-def _fail(message):
+def _fail(message: str) -> "NoReturn":
     sys.stderr.write("detect: " + message + "\n")
     sys.exit(2)
 
 
-def _write(text):
+def _write(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def main(argv):
+def main(argv: "list[str]") -> None:
     if len(argv) not in (2, 3) or argv[1] in ("-h", "--help"):
         _fail(USAGE)
     items = None

@@ -1,15 +1,16 @@
 """`bosun run`: the broker, the store, a referee for every table, and the HTTP API, together.
 
-Everything runs on one asyncio loop: ship messages arrive from the MQTT thread through
-`call_soon_threadsafe`, HTTP requests are served by uvicorn on the same loop, so each table's
+Everything runs on one asyncio loop: ship messages arrive from the MQTT thread through a
+bounded inbox (bus/mqtt.py), HTTP requests are served by uvicorn on the same loop, so each table's
 referee sees one input at a time. Nothing that waits runs on the loop: starting and stopping
 the broker, opening the store (migrations), joining the MQTT thread and closing the store
 happen in worker threads, so every table and page keeps going meanwhile.
 
 A stop is ordered and bounded: the tables stop deciding, then the virtual tables' bots and
-ships stop, then the pages' live streams end and the web server, then the MQTT link, the
-store and last the broker. Each step has its own time limit; one that overruns is named in
-the log and the stop goes on, so Ctrl-C always ends. A start that fails stops what it started.
+ships stop, then the pages' live streams end and the web server, then Home Assistant is told
+(when it is told anything), then the MQTT link, the store and last the broker. Each step has
+its own time limit; one that overruns is named in the log and the stop goes on, so Ctrl-C
+always ends. A start that fails stops what it started.
 """
 
 from __future__ import annotations
@@ -20,18 +21,21 @@ import logging
 import secrets
 import socket
 import threading
-from collections import Counter
 from collections.abc import Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import uvicorn
 
 from bosun.bus.broker import MosquittoBroker, find_mosquitto
+from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
+from bosun.home_assistant.bridge import HomeAssistant
+from bosun.home_assistant.settings import HomeAssistantSettings
 from bosun.referee.clock import LoopClock
+from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.referee.view import TableView
@@ -48,6 +52,7 @@ STOP_WEB_S = 5.0  # requests in flight finish (uvicorn's graceful shutdown)
 STOP_BUS_S = 5.0
 STOP_STORE_S = 5.0
 STOP_BROKER_S = 10.0  # mosquitto gets 5 s to exit on SIGTERM, then SIGKILL
+FOREIGN_TABLES = 64  # names of tables not ours whose messages are counted (oldest forgotten)
 WORKER_THREADS = 8  # the loop's helpers for blocking work (store reads, joins, QR codes)
 
 
@@ -72,6 +77,40 @@ class ServiceOptions:
     time_scale: float = 1.0
     operator_key: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     tables_file: str | None = None  # where the calibration wizard saves item weights
+    # MQTT discovery for Home Assistant; None or not enabled: nothing is sent to it
+    home_assistant: HomeAssistantSettings | None = None
+
+
+class TableObserver(Protocol):
+    """Watches every table the service referees (Home Assistant's bridge does)."""
+
+    def table_added(self, view: TableView) -> None:
+        """A table is refereed from now on; its view says what changes."""
+
+    def ship_event(self, table_id: str, event: dict[str, Any]) -> None:
+        """An event the table received from its ship: checked, new, in the ship's order."""
+
+
+class ObservedShip:
+    """A table as its ship link's listener, telling the observers each event it received
+    (after the table, whatever the table made of it). The rest goes to the table alone."""
+
+    def __init__(self, table: TableRuntime, observers: list[TableObserver]) -> None:
+        self._table = table
+        self._observers = observers
+
+    def ship_event(self, event: dict[str, Any]) -> None:
+        try:
+            self._table.ship_event(event)
+        finally:
+            for observer in self._observers:
+                try:
+                    observer.ship_event(self._table.config.id, event)
+                except Exception:  # an observer's bug must not cost the table its event
+                    log.exception("an observer failed on a ship event")
+
+    def __getattr__(self, name: str) -> Any:  # ship_status, ship_trace, ...: the table's
+        return getattr(self._table, name)
 
 
 class Service:
@@ -85,20 +124,25 @@ class Service:
         self.broker_kind = "external"
         self.mqtt_url: str | None = options.mqtt_url
         self.http_url: str | None = None
-        self.foreign_messages: Counter[str] = Counter()
+        self.foreign_messages = CappedCounter(FOREIGN_TABLES)  # by table name, not ours
+        self._foreign_warnings = LogThrottle(log)
         self._broker: MosquittoBroker | None = None
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
         self._traces: TraceWriter | None = None
+        self._writer: EntryWriter | None = None
         self._http: uvicorn.Server | None = None
         self._http_task: asyncio.Task | None = None
         self._web_app = None
         self._stopping = False
         self.clock: LoopClock | None = None
+        self.observers: list[TableObserver] = []
+        self.home_assistant: HomeAssistant | None = None
         # made here, before any loop runs: asyncio.to_thread and the web's store reads use it
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
+        self._log_thread = started_threads(1, "bosun-log")
 
     @property
     def store(self) -> Store:
@@ -117,9 +161,11 @@ class Service:
             await self._start_broker()
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
-            bus = MqttBus(self.mqtt_url, loop, self._route)
+            self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
+            bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped)
             await asyncio.to_thread(bus.start)
             self._bus = bus
+            await self._start_home_assistant(loop)
             for config in self.options.tables:
                 self.add_table(config)
             await self._start_http()
@@ -131,14 +177,29 @@ class Service:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
-        runtime = TableRuntime(config, self._store, self._bus, self.clock, self._traces)
+        runtime = TableRuntime(
+            config, self._store, self._bus, self.clock, self._traces, self._writer
+        )
         self.runtimes[config.id] = runtime
         self.tables[config.id] = view = TableView(runtime)
+        if self.observers:
+            runtime.link.listener = ObservedShip(runtime, self.observers)
+            for observer in self.observers:
+                observer.table_added(view)
         if fresh:
             runtime.start_fresh()
         else:
             runtime.resume_or_start()
         return view
+
+    async def _start_home_assistant(self, loop: asyncio.AbstractEventLoop) -> None:
+        settings = self.options.home_assistant
+        if settings is None or not settings.enabled:
+            return
+        bridge = HomeAssistant(settings, settings.broker or self.mqtt_url, loop)
+        self.home_assistant = bridge
+        await bridge.start()
+        self.observers.append(bridge)
 
     @property
     def broker_address(self) -> tuple[str, int]:
@@ -199,20 +260,33 @@ class Service:
             return  # the tables have stopped deciding; the ship resends what is unacknowledged
         runtime = self.runtimes.get(message.table_id)
         if runtime is None:
-            self.foreign_messages[message.table_id] += 1
-            if self.foreign_messages[message.table_id] == 1:
+            if self.foreign_messages.add(message.table_id) == 1:
                 try:
                     protocol.check_table_id(message.table_id)
                     why = "no such table here"
                 except protocol.ProtocolError as problem:
                     why = str(problem)
-                log.warning("ignoring messages for table %r: %s", message.table_id[:40], why)
+                self._foreign_warnings.warning(
+                    self.clock.now_ms(),
+                    "ignoring messages for table %r: %s",
+                    message.table_id[:40],
+                    why[:200],
+                )
             return
         try:
             runtime.link.receive(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others
             log.exception("table %s failed on a %s message", message.table_id, message.name)
             runtime.report_failure(f"a {message.name} message from the ship")
+
+    def _dropped(self, table_id: str, count: int) -> None:
+        """The MQTT inbox was full: `count` messages for `table_id` never reached it."""
+        runtime = self.runtimes.get(table_id)
+        if runtime is not None:
+            runtime.link.count_dropped(count)
+            runtime.notify()
+        else:
+            self.foreign_messages.add(table_id, count)
 
     async def stop(self) -> None:
         """Stop everything in order (see the module's docstring); safe to call twice and after
@@ -222,6 +296,8 @@ class Service:
         self._stopping = True
         for runtime in self.runtimes.values():
             runtime.close()
+        if self._writer is not None:
+            await _step("store what the ships sent last", self._writer.close_async(), STOP_STORE_S)
         if self._traces is not None:
             await _step("store the last raw samples", self._traces.close_async(), STOP_STORE_S)
         for table in self.tables.values():
@@ -230,6 +306,9 @@ class Service:
                     f"stop {table.id}'s virtual table", table.virtual.stop(), STOP_VIRTUAL_S
                 )
         await self._stop_http()
+        if self.home_assistant is not None:
+            bridge = self.home_assistant.stop()
+            await _step("tell Home Assistant bosun stopped", bridge, STOP_BUS_S)
         if self._bus is not None:
             await _step("close the MQTT link", asyncio.to_thread(self._bus.stop), STOP_BUS_S)
         if self._store is not None:
@@ -238,7 +317,8 @@ class Service:
             await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
-        self._trace_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+        self._trace_thread.shutdown(wait=False)
+        self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
 
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""

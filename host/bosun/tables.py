@@ -10,6 +10,9 @@ players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#457b
 
 [table.items]          # grams per piece, from calibration (the wizard writes these)
 rat = 2.6
+
+[home_assistant]       # optional: MQTT discovery for Home Assistant (bosun.home_assistant)
+enabled = true
 ```
 """
 
@@ -30,6 +33,7 @@ from pydantic import (
 
 from bosun.games import registry
 from bosun.games.base import MAX_NAME_LEN, describe_validation_error
+from bosun.home_assistant.settings import HomeAssistantSettings
 from shipsense.protocol import TABLE_ID_PATTERN
 
 
@@ -85,6 +89,7 @@ class TableConfig(BaseModel):
 class TablesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     table: list[TableConfig] = Field(default_factory=list)
+    home_assistant: HomeAssistantSettings = Field(default_factory=HomeAssistantSettings)
 
 
 def default_seats(names: list[str]) -> list[Seat]:
@@ -93,6 +98,11 @@ def default_seats(names: list[str]) -> list[Seat]:
 
 def load_tables(path: Path) -> list[TableConfig]:
     """The tables of `path`; raises TableConfigError naming the file and the broken field."""
+    return load_tables_file(path).table
+
+
+def load_tables_file(path: Path) -> TablesFile:
+    """All of `path` (its tables, its [home_assistant]); TableConfigError as load_tables."""
     try:
         document = tomlkit.parse(path.read_text(encoding="utf-8")).unwrap()
     except OSError as err:
@@ -100,9 +110,10 @@ def load_tables(path: Path) -> list[TableConfig]:
     except (tomlkit.exceptions.ParseError, UnicodeDecodeError) as err:
         raise TableConfigError(f"{path}: not valid TOML ({err})") from None
     try:
-        tables = TablesFile.model_validate(document).table
+        settings = TablesFile.model_validate(document)
     except ValidationError as err:
         raise TableConfigError(f"{path}: {describe_validation_error(err)}") from None
+    tables = settings.table
     ids = [t.id for t in tables]
     if len(set(ids)) != len(ids):
         raise TableConfigError(f"{path}: two tables share an id")
@@ -112,7 +123,7 @@ def load_tables(path: Path) -> list[TableConfig]:
             raise TableConfigError(f"{path}: table {t.id} has two players with the same name")
         if t.captain is not None and t.captain not in names:
             raise TableConfigError(f"{path}: table {t.id}: captain {t.captain!r} is not seated")
-    return tables
+    return settings
 
 
 def save_table_items(path: Path, table_id: str, items: dict[str, float]) -> None:

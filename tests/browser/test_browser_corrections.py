@@ -46,7 +46,7 @@ def test_rr13a_a_flagged_fall_is_corrected_piece_by_piece_on_a_players_page(serv
     # heard one piece land: the referee guesses the heavier one, and asks
     ship.event("fall", 4000.0, grams=W["barrel"] + W["rat"], zones=[5, 8])
     ship.event("land", 4100.0, grams=None)
-    snapshot = service.wait_for("t1", lambda s: s["referee"]["flags"], timeout_s=15)
+    snapshot = service.wait_for("t1", lambda s: s["referee"]["flags"])
     (flag,) = snapshot["referee"]["flags"]
     assert flag["kind"] == "which_fell" and "correct" in flag["options"]
     seats = service.seats("t1")

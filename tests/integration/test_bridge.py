@@ -163,17 +163,17 @@ def test_the_firmware_on_serial_reaches_the_broker_through_bosun_bridge(mosquitt
         )
         try:
             births = seen.wait_for(
-                lambda items: [s for s in of(items, protocol.STATUS) if s.get("online")], 15
+                lambda items: [s for s in of(items, protocol.STATUS) if s.get("online")], CEILING_S
             )
             assert births[0]["link"]["kind"] == "serial"
-            seen.wait_for(lambda items: of(items, protocol.EVENT), 15)
+            seen.wait_for(lambda items: of(items, protocol.EVENT), CEILING_S)
             (place,) = of(seen.items, protocol.EVENT)
             assert (place["type"], place["zone"], place["item"]) == ("place", 8, "sailor")
             cmd = protocol.command("led", "s1", show="prompt", zone=8, color=[0, 255, 0])
             host.publish(protocol.topic(TABLE, protocol.CMD), protocol.encode(cmd), qos=1)
             seen.wait_for(lambda items: any(r["id"] == "s1" for r in of(items, protocol.RESULT)))
             board.wait_for(lambda: (board.last_led_frame() or ())[28:32] == ((0, 63, 0),) * 4)
-            seen.wait_for(lambda items: of(items, protocol.WEIGHTS), 10)  # the periodic weights
+            seen.wait_for(lambda items: of(items, protocol.WEIGHTS))  # the periodic weights
         finally:
             bridge.terminate()
             output, _ = bridge.communicate(timeout=10)

@@ -35,7 +35,7 @@ def test_rr13_a_piece_knocked_onto_a_lower_zone_moves_there_and_rr13a_falls_from
         ship.shift(boat.id, to_zone=7, at_ms=max(ship.busy_until_ms, ship.now_ms))
 
     service.call(knock_the_boat_down)
-    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == ["boat"], 30)
+    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == ["boat"])
     assert snapshot["state"]["ship"]["9"] == [] and snapshot["state"]["turn"] == "ann"
     assert any("moved from zone 9 to zone 7" in f["text"] for f in snapshot["feed"])
     game_id = snapshot["game_id"]
@@ -44,6 +44,6 @@ def test_rr13_a_piece_knocked_onto_a_lower_zone_moves_there_and_rr13a_falls_from
     # the boat now falls from zone 7: named by that zone (ann's, in her window or just after)
     at_ms = service.call(lambda: max(ship.busy_until_ms, ship.now_ms))
     service.call(lambda: ship.fall([p.id for p in ship.aboard()], "landed", at_ms=at_ms))
-    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == [], 30)
+    snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == [])
     log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
     assert '"fallen":[{"item":"boat","zone":7}]' in log.text

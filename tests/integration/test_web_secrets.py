@@ -170,7 +170,7 @@ def test_no_page_api_answer_or_stream_shows_a_hidden_card_or_a_token(service, mo
     ship.event("shift", 20_000.0, **{"from": 9, "to": 4}, grams=W["barrel"])
     ship.event("fall", 21_000.0, grams=W["barrel"], zones=[3])
     ship.event("land", 21_100.0, grams=W["barrel"])
-    service.wait_for("t1", lambda s: s["state"]["ship"]["3"] == [], timeout_s=15)
+    service.wait_for("t1", lambda s: s["state"]["ship"]["3"] == [])
     # RR4: ann chooses in round 3; until bob and cy have chosen, only ann may see it
     assert post(f"/api/seat/{seats['ann']}", json={"type": "card", "value": SECRET_CARD}).is_success
     game_id = service.http.get("/api/games").json()[0]["game_id"]

@@ -188,9 +188,10 @@ class BrokerShip:
         self.boot = boot
         self.seq = 0
         self.commands: queue.Queue = queue.Queue()
+        self.sent: dict[int, dict] = {}  # its outbox: every event it numbered, by seq
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
         self.client.will_set(self.topic("ship/status"), b'{"online":false}', qos=1, retain=True)
-        self.client.on_message = lambda _c, _u, m: self.commands.put(json.loads(m.payload))
+        self.client.on_message = lambda _c, _u, m: self._command(json.loads(m.payload))
         self.client.on_connect = lambda client, *_: send_without_delay(client)
         self.client.connect(broker_host, broker_port, keepalive=5)
         self.client.subscribe(self.topic("ship/cmd"), qos=1)
@@ -199,6 +200,18 @@ class BrokerShip:
 
     def topic(self, name: str) -> str:
         return f"bosun/{self.table_id}/{name}"
+
+    def _command(self, command: dict) -> None:
+        """As the firmware does: `status` says how many events it numbered, `resend` sends
+        again what its outbox holds (on paho's thread: nothing here waits)."""
+        if command.get("cmd") == "status":
+            status = {"online": True, "fw": "test", "boot": self.boot, "seq": self.seq}
+            self.client.publish(self.topic("ship/status"), json.dumps(status), 1, retain=True)
+        elif command.get("cmd") == "resend" and command.get("boot") == self.boot:
+            for seq in range(command["from"], command["to"] + 1):
+                if seq in self.sent:
+                    self.client.publish(self.topic("ship/event"), json.dumps(self.sent[seq]), 1)
+        self.commands.put(command)
 
     def publish(self, name: str, message: Any, retain: bool = False, raw: bytes | None = None):
         payload = raw if raw is not None else json.dumps(message).encode()
@@ -210,6 +223,7 @@ class BrokerShip:
             seq = self.seq
         message = {"type": kind, "t_ms": t_ms, "decided_ms": t_ms, "boot": self.boot, "seq": seq}
         message.update(fields)
+        self.sent[seq] = message
         self.publish("ship/event", message)
         return message
 

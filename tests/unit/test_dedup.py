@@ -106,12 +106,47 @@ def test_a_refused_resend_leaves_the_gap_open():
 
 def test_a_huge_gap_is_asked_for_in_bounded_pieces():
     dedup = EventDeduplicator(gap_grace_s=0.0)
-    dedup.accept("b1", 5000, 0.0)
+    dedup.accept("b1", protocol.MAX_OUTBOX, 0.0)
     (request,) = dedup.resend_requests(0.0)
     assert request["to"] - request["from"] + 1 == protocol.MAX_RESEND
 
 
-def test_memory_is_bounded_by_boots_and_pending_seqs():
+def test_a_seq_beyond_what_the_ships_outbox_can_hold_is_refused():
+    dedup = EventDeduplicator()
+    dedup.accept("b1", 1, 0.0)
+    with pytest.raises(protocol.ProtocolError, match="beyond the window"):
+        dedup.accept("b1", 2 + protocol.MAX_OUTBOX, 0.0)
+    with pytest.raises(protocol.ProtocolError, match="beyond the window"):
+        dedup.accept("b1", 2**53, 0.0)
+    assert dedup.gaps() == [] and dedup.highest("b1") == 1
+    assert dedup.accept("b1", 1 + protocol.MAX_OUTBOX, 0.0)  # the edge of the window
+
+
+def test_what_the_status_counted_moves_the_window_and_older_gaps_are_given_up_at_once():
+    """The status says the ship numbered 2^53 events: everything but its outbox's last
+    MAX_OUTBOX is gone, given up as one range (no walk over 2^53 seqs)."""
+    dedup = EventDeduplicator(gap_grace_s=0.0)
+    dedup.accept("b1", 1, 0.0)
+    top = 2**53
+    dedup.announce("b1", top, 0.0)
+    assert dedup.lost == [("b1", 2, top - protocol.MAX_OUTBOX)]
+    assert [(g.first, g.last) for g in dedup.gaps()] == [(top - protocol.MAX_OUTBOX + 1, top)]
+    assert dedup.accept("b1", top, 0.0)
+    assert not dedup.accept("b1", 5, 0.0)  # given up: a late copy is a duplicate
+    for _attempt in range(4):  # asked for, then given up: all as ranges
+        dedup.resend_requests(100.0 * (_attempt + 1))
+    assert dedup.gaps() == [] and dedup.highest("b1") == top
+    assert dedup.lost_events == top - 2  # all but the first and the last
+
+
+def test_the_store_s_last_seq_counts_as_arrived_in_one_step():
+    dedup = EventDeduplicator()
+    dedup.start_at("b1", 2**53 - 1, 0.0)
+    assert dedup.highest("b1") == 2**53 - 1
+    assert not dedup.accept("b1", 7, 0.0) and dedup.accept("b1", 2**53, 0.0)
+
+
+def test_memory_is_bounded_by_boots_and_pending_runs():
     dedup = EventDeduplicator(max_boots=2, max_pending=3)
     for seq in (2, 4, 6, 8):
         dedup.accept("b1", seq, 0.0)
@@ -135,3 +170,31 @@ def test_any_arrival_order_accepts_each_seq_exactly_once(arrivals):
     assert sorted(accepted) == sorted(set(arrivals))
     expected_gaps = set(range(1, max(arrivals, default=0) + 1)) - set(arrivals)
     assert {s for g in dedup.gaps() for s in range(g.first, g.last + 1)} == expected_gaps
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["accept", "give_up", "announce"]), st.integers(1, 80)),
+        max_size=120,
+    )
+)
+def test_ranges_agree_with_a_set_of_every_seq(steps):
+    """The ranges are a faithful, compact form of 'every seq that arrived or was given up'."""
+    dedup = EventDeduplicator(window=1000, max_pending=1000)
+    seen: set[int] = set()
+    announced = 0
+    for action, seq in steps:
+        if action == "accept":
+            assert dedup.accept("b", seq, 0.0) == (seq not in seen)
+            seen.add(seq)
+        elif action == "give_up":
+            dedup.give_up_below("b", seq, 0.0)
+            top = max([*seen, announced, 0])
+            missing = set(range(1, top + 1)) - seen
+            seen |= {s for s in missing if s < seq}
+        else:
+            dedup.announce("b", seq, 0.0)
+            announced = max(announced, seq)
+        top = max([*seen, announced, 0])
+        gaps = {s for g in dedup.gaps() for s in range(g.first, g.last + 1)}
+        assert gaps == set(range(1, top + 1)) - seen

@@ -25,13 +25,14 @@ SOURCES = [path for path in PRODUCT if SHIPSENSE not in path.parents]
 
 TOPIC_NAMES = tuple(protocol.DELIVERY) + (protocol.LINK_HELLO, protocol.LINK_ACK)
 # Names of the contract's constants: a module-level literal under one of these names is a copy.
-# (Topic constants are found by their values; VERSION is each file format's own.)
+# (Topic constants are found by their values; VERSION is each file format's own, and
+# TYPE_CHECKING every typed firmware module's: MicroPython has no typing module to import it from.)
 CONTRACT_NAMES = {
     name
     for module in (protocol, geometry, pieces)
     for name, value in vars(module).items()
     if name.isupper() and not name.startswith("_") and value not in TOPIC_NAMES
-} - {"VERSION"} | {
+} - {"VERSION", "TYPE_CHECKING"} | {
     "TOPIC_ROOT",
     "SHIP_SUBTOPICS",
     "CSV_HEADER",

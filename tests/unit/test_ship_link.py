@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bosun.bus.ship_link import ShipLink
+from bosun.bus.ship_link import RATES, ShipLink
 from shipsense import protocol
 
 
@@ -88,8 +88,14 @@ def link():
     return ship_link
 
 
+def born(link: ShipLink, boot: str = "b1", seq: int | None = None) -> None:
+    """The ship's status announces `boot` (and, with `seq`, how many events it numbered)."""
+    status = {"online": True, "boot": boot, **({} if seq is None else {"seq": seq})}
+    link.receive(protocol.STATUS, json.dumps(status).encode())
+
+
 def event(seq: int, boot: str = "b1", **fields: Any) -> bytes:
-    message = {"type": "touch", "t_ms": 10.0 * seq, "boot": boot, "seq": seq, **fields}
+    message = {"type": "touch", "t_ms": 10.0 * (seq % 10**6), "boot": boot, "seq": seq, **fields}
     return json.dumps(message).encode()
 
 
@@ -98,12 +104,14 @@ def seqs(table: Table) -> list[int]:
 
 
 def test_each_event_goes_up_once_and_in_the_ships_order(link):
+    born(link)
     for seq in (1, 2, 2, 1, 3):
         link.receive(protocol.EVENT, event(seq))
     assert seqs(link.table_) == [1, 2, 3]
 
 
 def test_an_event_after_a_gap_waits_and_the_gap_is_asked_for_again(link):
+    born(link)
     link.receive(protocol.EVENT, event(1))
     link.receive(protocol.EVENT, event(4))
     assert seqs(link.table_) == [1]  # 4 waits behind 2-3
@@ -117,6 +125,7 @@ def test_an_event_after_a_gap_waits_and_the_gap_is_asked_for_again(link):
 
 
 def test_a_gap_the_ship_no_longer_has_is_given_up_and_the_rest_flows(link):
+    born(link)
     link.receive(protocol.EVENT, event(1))
     link.receive(protocol.EVENT, event(3))
     link.clock_.advance(1500)
@@ -129,10 +138,12 @@ def test_a_gap_the_ship_no_longer_has_is_given_up_and_the_rest_flows(link):
 
 
 def test_after_a_restart_what_the_store_holds_of_a_boot_is_not_delivered_again(link):
+    born(link, "old")
     for seq in (2, 3, 4):
         link.receive(protocol.EVENT, event(seq, boot="old"))
     assert seqs(link.table_) == [4]
-    assert link.wire_.sent == []  # no gap: 1-3 are in the store
+    # no gap (1-3 are in the store); the ship is asked to count what it numbered since
+    assert [cmd["cmd"] for _, cmd in link.wire_.sent] == ["status"]
 
 
 @pytest.mark.parametrize(
@@ -189,3 +200,76 @@ def test_weights_are_kept_and_the_table_told(link):
     weights = protocol.weights_message("b1", 100.0, [0.0] * 10, None)
     link.receive(protocol.WEIGHTS, protocol.encode(weights))
     assert link.weights == weights and link.table_.changes == 1
+
+
+def test_an_event_of_a_boot_the_status_never_announced_is_refused(link):
+    link.receive(protocol.EVENT, event(1, boot="forged"))
+    assert link.table_.events == [] and link.refused == 1
+    assert "not announced" in link.table_.refused[0][1]
+    born(link, "forged")  # once the ship's status names it, its events count
+    link.receive(protocol.EVENT, event(1, boot="forged"))
+    assert seqs(link.table_) == [1]
+
+
+@pytest.mark.parametrize("seq", [2 + protocol.MAX_OUTBOX, 2**53])
+def test_a_seq_beyond_the_window_is_refused_and_opens_no_gap(link, seq):
+    born(link)
+    link.receive(protocol.EVENT, event(1))
+    link.receive(protocol.EVENT, event(seq))
+    assert seqs(link.table_) == [1] and link.refused == 1
+    assert "beyond the window" in link.table_.refused[0][1]
+    link.clock_.advance(60_000)  # no gap was opened: nothing is asked for or given up
+    assert link.wire_.sent == [] and link.dedup.lost == []
+    link.receive(protocol.EVENT, event(2))
+    assert seqs(link.table_) == [1, 2]
+
+
+def test_a_status_counting_far_ahead_gives_up_what_the_outbox_cannot_hold(link):
+    born(link)
+    link.receive(protocol.EVENT, event(1))
+    born(link, seq=2**53)  # cheap however far: ranges, not a walk
+    assert link.dedup.lost == [("b1", 2, 2**53 - protocol.MAX_OUTBOX)]
+    link.receive(protocol.EVENT, event(2**53))
+    assert seqs(link.table_) == [1]  # waits behind the last MAX_OUTBOX - 1 events
+    for _ in range(8):  # asked for three times, then given up
+        link.clock_.advance(2_000)
+    assert seqs(link.table_) == [1, 2**53]
+    assert len(link.wire_.sent) <= 2 * 3  # two resend pieces of MAX_RESEND, three times
+
+
+def test_a_burst_and_a_flood_are_cut_to_the_rate(link):
+    rate, burst = RATES[protocol.EVENT]
+    born(link)
+    for seq in range(1, 1501):
+        link.receive(protocol.EVENT, event(seq))
+    assert seqs(link.table_) == list(range(1, burst + 1))
+    assert link.rate_limited == 1500 - burst
+    link.clock_.t_ms += 1000  # a second later: its rate's worth more
+    for seq in range(1501, 1601):
+        link.receive(protocol.EVENT, event(seq))
+    admitted = 100 - (link.rate_limited - (1500 - burst))
+    assert admitted == rate
+    assert link.health()["rate_limited"] == link.rate_limited
+
+
+def test_a_flood_of_bad_messages_writes_a_few_log_lines_not_one_each(link, caplog):
+    for i in range(100):
+        link.receive(protocol.EVENT, b"not json %d" % i)
+        link.clock_.t_ms += 50  # 5 s in all, within the rate
+    link.clock_.advance(6000)
+    link.receive(protocol.EVENT, b"still not json")
+    lines = [r for r in caplog.records if "rejected event message" in r.getMessage()]
+    assert len(lines) == 2 and "99 more like it" in lines[1].getMessage()
+    assert link.refused == 101 and link.health()["last_refused"].startswith("event:")
+
+
+def test_events_waiting_behind_gaps_are_bounded(link):
+    born(link)
+    for seq in range(3, 3 + protocol.MAX_OUTBOX):  # 1-2 never come
+        link.clock_.t_ms += 50  # within its rate
+        link.receive(protocol.EVENT, event(seq))
+    assert len(link._held) <= protocol.MAX_OUTBOX  # noqa: SLF001
+    link.clock_.t_ms += 1000  # within its rate
+    link.receive(protocol.EVENT, event(3 + protocol.MAX_OUTBOX))
+    assert seqs(link.table_)[:1] == [3]  # the oldest gap was given up for them
+    assert ("b1", 1, 2) in link.dedup.lost

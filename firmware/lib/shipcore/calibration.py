@@ -26,24 +26,24 @@ MAX_ITEM_GRAMS = 10000
 class Calibration:
     """Tare (raw counts) and scale (counts a gram) per channel; channel `zones` is the mat."""
 
-    def __init__(self, zones, default_counts_per_g):
+    def __init__(self, zones: int, default_counts_per_g: float) -> None:
         self.zones = zones
         self.default_counts_per_g = float(default_counts_per_g)
         # One entry a zone plus one for the mat. A tare of None: take it from the readings.
-        self.tare = [None] * (zones + 1)
+        self.tare: list[int | None] = [None] * (zones + 1)
         self.counts_per_g = [self.default_counts_per_g] * (zones + 1)
         self.calibrated = [False] * (zones + 1)
-        self.items = {}
+        self.items: dict[str, float] = {}
         self.source = "defaults"
 
-    def grams(self, channel, raw):
+    def grams(self, channel: int, raw: int) -> float:
         tare = self.tare[channel]
         if tare is None:
             return 0.0
         return (raw - tare) / self.counts_per_g[channel]
 
-    def to_json(self):
-        def cell(channel):
+    def to_json(self) -> dict:
+        def cell(channel: int) -> dict:
             return {
                 "tare": self.tare[channel],
                 "counts_per_g": self.counts_per_g[channel],
@@ -57,7 +57,7 @@ class Calibration:
             "items": dict(self.items),
         }
 
-    def copy(self):
+    def copy(self) -> "Calibration":
         other = Calibration(self.zones, self.default_counts_per_g)
         other.tare = list(self.tare)
         other.counts_per_g = list(self.counts_per_g)
@@ -66,7 +66,7 @@ class Calibration:
         other.source = self.source
         return other
 
-    def summary(self):
+    def summary(self) -> dict:
         return {
             "source": self.source,
             "version": VERSION,
@@ -75,7 +75,7 @@ class Calibration:
         }
 
 
-def _cell_problem(cell, where):
+def _cell_problem(cell: object, where: str) -> "str | None":
     if not isinstance(cell, dict):
         return f"{where} must be an object with tare and counts_per_g"
     tare = cell.get("tare")
@@ -87,7 +87,7 @@ def _cell_problem(cell, where):
     return None
 
 
-def from_json(obj, zones, default_counts_per_g):
+def from_json(obj: object, zones: int, default_counts_per_g: float) -> Calibration:
     """A Calibration from a parsed file; ValueError naming the first thing wrong."""
     if not isinstance(obj, dict):
         raise ValueError("it is not a JSON object")
@@ -122,7 +122,9 @@ def from_json(obj, zones, default_counts_per_g):
     return cal
 
 
-def load(zones, default_counts_per_g, path=FILE):
+def load(
+    zones: int, default_counts_per_g: float, path: str = FILE
+) -> "tuple[Calibration, str | None]":
     """(calibration, problem or None); never raises."""
     try:
         with open(path) as f:
@@ -133,6 +135,7 @@ def load(zones, default_counts_per_g, path=FILE):
             f"no {path} yet: zones are tared from their first readings at the nominal "
             "scale; run tare and calibrate"
         )
+    reason = ""  # set below on every path that reaches the corrupt-file message
     try:
         obj = json.loads(text)
     except ValueError:
@@ -151,7 +154,7 @@ def load(zones, default_counts_per_g, path=FILE):
     )
 
 
-def save(cal, path=FILE):
+def save(cal: Calibration, path: str = FILE) -> None:
     """Write atomically: to a temporary file, then rename over the old one."""
     import os
 

@@ -23,6 +23,12 @@ timed part. The ESP32 has no GPIO28-31, so a register word stays below 2**30: a 
 whose reading allocates nothing.
 """
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hardware import Memory, Pin
+
 try:
     import machine
 except ImportError:  # CPython: a Raspberry Pi's GPIO (bosun.pi), or only the constants
@@ -50,11 +56,11 @@ POWER_DOWN_US = 60
 SETTLE_READINGS = 4
 
 
-def _no_irq_off():
+def _no_irq_off() -> int:
     return 0
 
 
-def _no_irq_on(state):
+def _no_irq_on(state: int) -> None:
     return None
 
 
@@ -62,8 +68,15 @@ class HX711Bus:
     """Several HX711 sharing SCK; `read()` fills `values` (raw counts, one a channel)."""
 
     def __init__(
-        self, sck, douts, gain=128, gpios=None, mem=None, reg=GPIO_IN_REG, reg1=GPIO_IN1_REG
-    ):
+        self,
+        sck: "Pin",
+        douts: "Sequence[Pin]",
+        gain: int = 128,
+        gpios: "list[int] | None" = None,
+        mem: "Memory | None" = None,
+        reg: int = GPIO_IN_REG,
+        reg1: int = GPIO_IN1_REG,
+    ) -> None:
         if gain not in GAIN_PULSES:
             raise ValueError(f"HX711 gain must be 128, 64 or 32, not {gain!r}")
         self.sck = sck
@@ -107,7 +120,7 @@ class HX711Bus:
         sck.value(0)
 
     @property
-    def registers(self):
+    def registers(self) -> int:
         """How many input registers a clock pulse reads (0 when reading pin by pin)."""
         if self.mem is None:
             return 0
@@ -115,7 +128,7 @@ class HX711Bus:
 
     # --- the DOUT lines -----------------------------------------------------------------
 
-    def _pin_word(self):
+    def _pin_word(self) -> int:
         word = 0
         douts = self.douts
         bits = self.bits
@@ -124,7 +137,7 @@ class HX711Bus:
                 word |= bits[ch]
         return word
 
-    def set_active(self, channel_mask):
+    def set_active(self, channel_mask: int) -> None:
         """Channels (bit ch of `channel_mask`) that `ready()` waits for; faulted ones are not."""
         active = [0, 0]
         for ch in range(self.channels):
@@ -133,7 +146,7 @@ class HX711Bus:
         self._active0 = active[0]
         self._active1 = active[1]
 
-    def ready(self):
+    def ready(self) -> bool:
         """True when every active channel has a conversion ready (all their DOUT low)."""
         mem = self.mem
         if mem is None:
@@ -142,7 +155,7 @@ class HX711Bus:
             return False
         return not self._active1 or mem[self.reg1] & self._active1 == 0
 
-    def not_ready(self):
+    def not_ready(self) -> int:
         """Bit ch set for every channel whose DOUT is high now."""
         mem = self.mem
         if mem is None:
@@ -161,7 +174,7 @@ class HX711Bus:
 
     # --- the pulse train ----------------------------------------------------------------
 
-    def read(self):
+    def read(self) -> bool:
         """Clock out one conversion of every channel; False if a pulse was too long.
 
         After a False, `powered_down` says whether the pulse was long enough (over 60 us)
@@ -246,10 +259,10 @@ class HX711Bus:
             values[ch] = value
         return True
 
-    def power_down(self):
+    def power_down(self) -> None:
         """SCK high: every chip on the bus powers down after 60 us."""
         self.sck.value(1)
 
-    def power_up(self):
+    def power_up(self) -> None:
         """SCK low: the chips reset (gain 128) and need SETTLE_READINGS to settle."""
         self.sck.value(0)

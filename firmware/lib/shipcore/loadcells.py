@@ -15,6 +15,11 @@ settled readings.
 
 from shipcore.hx711 import RAW_MAX, RAW_MIN, SETTLE_READINGS
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from shipcore.calibration import Calibration
+    from shipcore.hx711 import HX711Bus
+
 NOT_READY_FAULT_MS = 250
 SATURATED_READINGS = 8
 STUCK_MS = 2000
@@ -25,7 +30,14 @@ AUTO_TARE_READINGS = 16
 class LoadCells:
     """Zone cells (channels 0..zones-1) and the optional mat cell (channel `zones`)."""
 
-    def __init__(self, bus, calibration, zones, has_mat, rate_hz):
+    def __init__(
+        self,
+        bus: "HX711Bus",
+        calibration: "Calibration",
+        zones: int,
+        has_mat: bool,
+        rate_hz: int,
+    ) -> None:
         self.bus = bus
         self.cal = calibration
         self.zones = zones
@@ -33,27 +45,27 @@ class LoadCells:
         self.channels = zones + (1 if has_mat else 0)
         self.period_ms = 1000 // rate_hz
         self.zones_g = [0.0] * zones
-        self.table_g = 0.0 if has_mat else None
-        self.fault = [None] * self.channels  # None or the reason
+        self.table_g: float | None = 0.0 if has_mat else None
+        self.fault: list[str | None] = [None] * self.channels  # None or the reason
         self._discard = [SETTLE_READINGS] * self.channels
         self._not_ready_ms = [0] * self.channels
         self._saturated = [0] * self.channels
         self._same = [0] * self.channels
-        self._last_raw = [None] * self.channels
+        self._last_raw: list[int | None] = [None] * self.channels
         self._good = [0] * self.channels
         self._stuck_readings = max(4, STUCK_MS // self.period_ms)
         self._tare_sum = [0] * self.channels
         self._tare_n = [0] * self.channels
-        self.auto_tared = []
+        self.auto_tared: list[str] = []
         self.active_mask = (1 << self.channels) - 1
         bus.set_active(self.active_mask)
         self.discarded_trains = 0
         self.settled = False
 
-    def name(self, channel):
+    def name(self, channel: int) -> str:
         return "mat" if channel == self.zones else "z" + str(channel + 1)
 
-    def _event(self, kind, channel, t_ms, reason, detail):
+    def _event(self, kind: str, channel: int, t_ms: int, reason: "str | None", detail: str) -> dict:
         return {
             "type": kind,
             "t_ms": t_ms,
@@ -64,24 +76,26 @@ class LoadCells:
             "detail": detail,
         }
 
-    def _set_fault(self, channel, reason, t_ms, detail, events):
+    def _set_fault(
+        self, channel: int, reason: str, t_ms: int, detail: str, events: "list[dict]"
+    ) -> None:
         self.fault[channel] = reason
         self._good[channel] = 0
         self.active_mask &= ~(1 << channel)
         self.bus.set_active(self.active_mask)
         events.append(self._event("fault", channel, t_ms, reason, detail))
 
-    def settle_all(self):
+    def settle_all(self) -> None:
         """After a possible power-down of every chip: discard their settling readings."""
         for ch in range(self.channels):
             self._discard[ch] = SETTLE_READINGS
 
-    def sample(self, t_ms, not_ready_mask, elapsed_ms):
+    def sample(self, t_ms: int, not_ready_mask: int, elapsed_ms: int) -> "list[dict]":
         """Read one train. `not_ready_mask`: channels whose DOUT was still high (timed out).
 
         Returns the fault/recovered events it caused (a list, usually empty).
         """
-        events = []
+        events: list[dict] = []
         self.settled = False
         if not self.bus.read():
             self.discarded_trains += 1
@@ -175,6 +189,6 @@ class LoadCells:
         self.settled = settled
         return events
 
-    def faults(self):
+    def faults(self) -> "list[tuple[str, str | None]]":
         """[(sensor name, reason)] of the faulted channels."""
         return [(self.name(ch), self.fault[ch]) for ch in range(self.channels) if self.fault[ch]]

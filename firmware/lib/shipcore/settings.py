@@ -28,7 +28,7 @@ Fields (defaults in DEFAULTS):
 
 import json
 
-from shipsense.protocol import ProtocolError, check_table_id, is_int, is_number
+from shipsense.protocol import MAX_OUTBOX, ProtocolError, check_table_id, is_int, is_number
 
 VERSION = 1
 # ESP32 GPIOs that exist; 34-39 are inputs only, 6-11 drive the SPI flash.
@@ -287,7 +287,7 @@ def check(raw, board=ESP32):
     c.field("status_interval_s", lambda v: is_int(v) and 1 <= v <= 3600, "seconds 1-3600")
     c.field("trace", lambda v: isinstance(v, bool), "true or false")
     c.field("trace_batch", lambda v: is_int(v) and 1 <= v <= 80, "samples 1-80")
-    c.field("outbox_size", lambda v: is_int(v) and 16 <= v <= 1024, "events 16-1024")
+    c.field("outbox_size", lambda v: is_int(v) and 16 <= v <= MAX_OUTBOX, "events 16-1024")
     c.field("watchdog_ms", lambda v: is_int(v) and 2000 <= v <= 60000, "ms 2000-60000")
     c.field("piezo_debounce_ms", lambda v: is_int(v) and 10 <= v <= 1000, "ms 10-1000")
     c.field(

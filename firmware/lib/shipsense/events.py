@@ -9,7 +9,7 @@ centigram weights survive exactly).
 FIRST_KEYS = ("type", "t_ms", "decided_ms")
 
 
-def format_number(value):
+def format_number(value: "bool | int | float") -> str:
     """JSON text for an int or float: ints as they are, floats rounded to 0.001."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -27,7 +27,7 @@ def format_number(value):
     return text
 
 
-def _string(text):
+def _string(text: str) -> str:
     out = ['"']
     for c in text:
         if c == '"':
@@ -42,7 +42,7 @@ def _string(text):
     return "".join(out)
 
 
-def to_json(value):
+def to_json(value: object) -> str:
     """Canonical JSON text for event values (None, bool, numbers, str, lists, dicts)."""
     if value is None:
         return "null"
@@ -57,7 +57,7 @@ def to_json(value):
     raise TypeError(f"cannot write {value!r} as JSON")
 
 
-def event_json(event):
+def event_json(event: dict) -> str:
     """One event as one line of JSON, keys in the canonical order."""
     parts = []
     for key in FIRST_KEYS:

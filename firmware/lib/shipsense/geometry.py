@@ -70,12 +70,12 @@ NEIGHBOURS = (
 )
 
 
-def drop_ms(height_m):
+def drop_ms(height_m: float) -> float:
     """Free-fall time over `height_m`."""
     return 1000.0 * math.sqrt(2.0 * max(height_m, 0.0) / GRAVITY_M_S2)
 
 
-def check_zone(zone):
+def check_zone(zone: object) -> int:
     """`zone` as an int 1..10, or ValueError naming what was wrong."""
     if isinstance(zone, bool) or not isinstance(zone, int) or zone not in ZONES:
         raise ValueError(f"zone must be a whole number 1-10, not {zone!r}")

@@ -9,6 +9,10 @@ silently. Plain Python: it runs on the ESP32 too.
 
 from math import sqrt
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 MAX_ITEM_GRAMS = 10000.0
 MAX_NAME_LENGTH = 40
 # The weighing error of one piece: a fixed part (noise, sway left in the settle window) and a
@@ -31,13 +35,13 @@ ZONE_OPTIONS = 4
 CARGO_DOUBT = 6.8
 
 
-def check_items(obj):
+def check_items(obj: object) -> "dict[str, float]":
     """A validated copy of an items table: item name -> grams a piece (ValueError if bad)."""
     if not isinstance(obj, dict):
         raise ValueError("items must be a JSON object of item name -> grams")
     if not obj:
         raise ValueError("items must name at least one item")
-    checked = {}
+    checked: dict[str, float] = {}
     for name in obj:
         weight = obj[name]
         if not isinstance(name, str) or not name or len(name) > MAX_NAME_LENGTH:
@@ -53,19 +57,19 @@ def check_items(obj):
     return checked
 
 
-def weighing_error_g(grams):
+def weighing_error_g(grams: float) -> float:
     """The expected error (one sigma) of weighing `grams` on the ship."""
     proportional = WEIGHING_ERROR_FRACTION * grams
     return sqrt(WEIGHING_ERROR_G * WEIGHING_ERROR_G + proportional * proportional)
 
 
-def _sorted_names(items):
+def _sorted_names(items: "dict[str, float] | dict[str, int]") -> "list[str]":
     names = list(items)
     names.sort()
     return names
 
 
-def name_place(grams, items):
+def name_place(grams: float, items: "dict[str, float]") -> "tuple[str, bool, list[str]]":
     """(item, ambiguous, alternatives) for a piece of `grams` placed on the ship.
 
     `alternatives` lists the other items that fit about as well (best first); it is empty
@@ -86,7 +90,7 @@ def name_place(grams, items):
     return best, ambiguous, alternatives
 
 
-def place_margin(grams, items):
+def place_margin(grams: float, items: "dict[str, float]") -> float:
     """Grams between `grams` and the nearest weight at which another item would be named."""
     weights = [items[name] for name in items]
     weights.sort()
@@ -107,18 +111,18 @@ def place_margin(grams, items):
 class Cargo:
     """What the detector believes is aboard: a list of item names per zone (1-based)."""
 
-    def __init__(self, n_zones):
+    def __init__(self, n_zones: int) -> None:
         self.n_zones = n_zones
-        self.zones = [[] for _ in range(n_zones + 1)]
+        self.zones: list[list[str]] = [[] for _ in range(n_zones + 1)]
 
-    def clear(self):
+    def clear(self) -> None:
         for pieces in self.zones:
             del pieces[:]
 
-    def add(self, zone, item):
+    def add(self, zone: int, item: str) -> None:
         self.zones[zone].append(item)
 
-    def remove(self, zone, item):
+    def remove(self, zone: int, item: str) -> bool:
         """Take one `item` off `zone` (the most recently loaded one); False if none is there."""
         pieces = self.zones[zone]
         for k in range(len(pieces) - 1, -1, -1):
@@ -127,31 +131,31 @@ class Cargo:
                 return True
         return False
 
-    def count(self):
+    def count(self) -> int:
         return sum(len(pieces) for pieces in self.zones)
 
-    def counts_by_item(self):
-        counts = {}
+    def counts_by_item(self) -> "dict[str, int]":
+        counts: dict[str, int] = {}
         for pieces in self.zones:
             for item in pieces:
                 counts[item] = counts.get(item, 0) + 1
         return counts
 
-    def as_dict(self):
+    def as_dict(self) -> "dict[int, list[str]]":
         """{zone: [items]} for zones holding something."""
-        out = {}
+        out: dict[int, list[str]] = {}
         for zone in range(1, self.n_zones + 1):
             if self.zones[zone]:
                 out[zone] = list(self.zones[zone])
         return out
 
 
-def _multisets(names, limits, max_size):
+def _multisets(names: "list[str]", limits: "list[int]", max_size: int) -> "Iterator[list[int]]":
     """Yield every non-empty multiset of `names` (a list of counts) within `limits`."""
     n = len(names)
     counts = [0] * n
 
-    def walk(index, size):
+    def walk(index: int, size: int) -> "Iterator[list[int]]":
         if index == n:
             if size:
                 yield list(counts)
@@ -167,7 +171,13 @@ def _multisets(names, limits, max_size):
     yield from walk(0, 0)
 
 
-def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
+def name_fall(
+    grams: float,
+    items: "dict[str, float]",
+    aboard_counts: "dict[str, int] | None" = None,
+    zone_losses: "dict[int, float] | None" = None,
+    cargo: "Cargo | None" = None,
+) -> "tuple[list[str], bool, list[list[str]]]":
     """(pieces, ambiguous, alternatives) for `grams` that left the ship.
 
     With `cargo` (what is aboard, zone by zone) and `zone_losses` ({zone: grams lost}),
@@ -177,7 +187,7 @@ def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
     aboard}) and then among any pieces. `pieces` is a sorted list of item names;
     `alternatives` a list of such lists.
     """
-    candidates = []
+    candidates: list[tuple[float, list[str]]] = []
     if zone_losses and cargo is not None:
         candidates = _by_zone(grams, items, zone_losses, cargo)
         if candidates and candidates[0][0] > NO_MATCH_ERRORS:
@@ -200,19 +210,19 @@ def name_fall(grams, items, aboard_counts=None, zone_losses=None, cargo=None):
     return best, ambiguous, alternatives
 
 
-def zone_error_g(grams):
+def zone_error_g(grams: float) -> float:
     """The expected error (one sigma) of the grams lost by one zone, seen through sway."""
     proportional = ZONE_ERROR_FRACTION * grams
     return sqrt(ZONE_ERROR_G * ZONE_ERROR_G + proportional * proportional)
 
 
-def _subsets(pieces, most):
+def _subsets(pieces: "list[str]", most: int) -> "list[list[str]]":
     """Distinct sub-multisets (sorted lists, the empty one too) of a zone's pieces."""
-    counts = {}
+    counts: dict[str, int] = {}
     for item in pieces:
         counts[item] = counts.get(item, 0) + 1
     names = _sorted_names(counts)
-    out = [[]]
+    out: list[list[str]] = [[]]
     for chosen in _multisets(names, [counts[n] for n in names], most):
         subset = []
         for k in range(len(names)):
@@ -221,7 +231,9 @@ def _subsets(pieces, most):
     return out
 
 
-def _by_zone(grams, items, zone_losses, cargo):
+def _by_zone(
+    grams: float, items: "dict[str, float]", zone_losses: "dict[int, float]", cargo: Cargo
+) -> "list[tuple[float, list[str]]]":
     """Candidate sets built zone by zone from the cargo, scored on each zone and the total."""
     per_zone = []
     for zone in sorted(zone_losses):
@@ -242,8 +254,8 @@ def _by_zone(grams, items, zone_losses, cargo):
                 options.append((miss * miss + CARGO_DOUBT, [name]))
         options.sort()
         per_zone.append(options[:ZONE_OPTIONS])
-    scored = {}
-    combos = [(0.0, [])]
+    scored: dict[str, tuple[float, list[str]]] = {}
+    combos: list[tuple[float, list[str]]] = [(0.0, [])]
     for options in per_zone:
         combos = [(a + b, pieces + subset) for a, pieces in combos for b, subset in options]
     for zone_score, pieces in combos:
@@ -263,8 +275,15 @@ def _by_zone(grams, items, zone_losses, cargo):
     return out
 
 
-def _score_sets(grams, items, names, limits, zone_losses, cargo):
-    scored = []
+def _score_sets(
+    grams: float,
+    items: "dict[str, float]",
+    names: "list[str]",
+    limits: "list[int]",
+    zone_losses: "dict[int, float] | None",
+    cargo: "Cargo | None",
+) -> "list[tuple[float, list[str]]]":
+    scored: list[tuple[float, list[str]]] = []
     for counts in _multisets(names, limits, MAX_PIECES_IN_A_FALL):
         total = 0.0
         pieces = []
@@ -282,9 +301,11 @@ def _score_sets(grams, items, names, limits, zone_losses, cargo):
     return scored
 
 
-def _zone_misfit(pieces, zone_losses, cargo, items):
+def _zone_misfit(
+    pieces: "list[str]", zone_losses: "dict[int, float]", cargo: Cargo, items: "dict[str, float]"
+) -> float:
     """A penalty when the pieces cannot have come from the zones that lost weight."""
-    available = {}
+    available: dict[str, int] = {}
     for zone in zone_losses:
         for item in cargo.zones[zone]:
             available[item] = available.get(item, 0) + 1

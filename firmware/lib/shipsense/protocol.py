@@ -36,6 +36,10 @@ reached the broker). Lines that are not JSON are console text for people.
 
 import json
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 VERSION = 1
 ROOT = "bosun"
 
@@ -89,6 +93,9 @@ MAX_PAYLOAD_BYTES = 4096  # any one message, JSON text; the ESP32 parses command
 MAX_TABLE_ID = 32
 MAX_BOOT_ID = 32
 MAX_SEQ = 2**53  # events are numbered 1, 2, 3, ... within a boot; JSON keeps this exact
+# Events a ship's outbox may hold (its `outbox_size` at most): nothing a ship can still send
+# or resend lies further above what the host has, so the host refuses seqs beyond this window.
+MAX_OUTBOX = 1024
 MAX_ZONES = 16  # zones a ship may be built with (one HX711 a zone), for commands
 MAX_ID_LENGTH = 64
 MAX_ITEM_NAME = 40
@@ -144,26 +151,28 @@ class ProtocolError(ValueError):
 class CommandError(ProtocolError):
     """A refused command; `cmd_id` and `name` are what could be read of it (or None)."""
 
-    def __init__(self, problem, cmd_id=None, name=None):
+    def __init__(
+        self, problem: str, cmd_id: "str | int | None" = None, name: "str | None" = None
+    ) -> None:
         super().__init__(problem)
         self.problem = problem
         self.cmd_id = cmd_id
         self.name = name
 
 
-def is_int(value):
+def is_int(value: object) -> "TypeGuard[int]":
     """A whole number, not a bool (MicroPython's bool is no int subclass, CPython's is)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_number(value):
+def is_number(value: object) -> "TypeGuard[int | float]":
     """A finite int or float, not a bool."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return value == value and value not in (float("inf"), float("-inf"))
 
 
-def check_table_id(table):
+def check_table_id(table: object) -> str:
     """`table` if it is a valid table id (TABLE_ID_CHARACTERS), else ProtocolError saying why."""
     if not isinstance(table, str) or not 1 <= len(table) <= MAX_TABLE_ID:
         raise ProtocolError(f"table id must be 1-{MAX_TABLE_ID} characters, not {table!r}")
@@ -180,12 +189,12 @@ def check_table_id(table):
     return table
 
 
-def topic(table, name):
+def topic(table: str, name: str) -> str:
     """The full MQTT topic of `name` (like `ship/event`) for `table`."""
     return f"{ROOT}/{check_table_id(table)}/{name}"
 
 
-def parse_topic(full):
+def parse_topic(full: str) -> "tuple[str, str]":
     """(table, name) of a full topic like `bosun/t1/ship/event`; ProtocolError if foreign."""
     parts = full.split("/", 2)
     if len(parts) != 3 or parts[0] != ROOT:
@@ -193,7 +202,7 @@ def parse_topic(full):
     return check_table_id(parts[1]), parts[2]
 
 
-def encode(msg):
+def encode(msg: object) -> bytes:
     """Compact UTF-8 JSON bytes of a message."""
     return json.dumps(msg, separators=(",", ":")).encode()
 
@@ -201,19 +210,30 @@ def encode(msg):
 LWT_PAYLOAD = encode(LWT)
 
 
-def _refuse_constant(name):
-    raise ValueError(f"{name} is not a number")
+def _refuse_constant(name: str) -> float:
+    raise ProtocolError(f"{name} is not a number JSON has")
 
 
-# CPython's json reads NaN and Infinity, which JSON does not have: refuse them where the
-# parser can be told (MicroPython's json takes no keywords, and its ship never sends them).
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ProtocolError(f"{text[:40]} is too large for a number")
+    return value
+
+
+# CPython's json reads NaN and Infinity, which JSON does not have, and turns 1e999 into
+# infinity, which pages cannot parse back: refuse them where the parser can be told
+# (MicroPython's json takes no keywords; the ship checks numbers itself with is_number).
 try:
-    _STRICT_JSON = json.loads("1", parse_constant=_refuse_constant) == 1
+    _STRICT_JSON = (
+        json.loads("1", parse_constant=_refuse_constant, parse_float=_finite_float)  # pyright: ignore[reportCallIssue]
+        == 1
+    )
 except TypeError:
     _STRICT_JSON = False
 
 
-def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
+def decode(payload: object, what: str = "message", limit: int = MAX_PAYLOAD_BYTES) -> dict:
     """The JSON object in `payload` (bytes or str, at most `limit` long); ProtocolError saying
     what was wrong."""
     if isinstance(payload, (bytes, bytearray, memoryview)):
@@ -229,9 +249,13 @@ def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
         raise ProtocolError(f"{what} is too long ({len(payload)} characters)")
     try:
         if _STRICT_JSON:
-            msg = json.loads(payload, parse_constant=_refuse_constant)
+            # CPython only (_STRICT_JSON): MicroPython's json, which the stubs describe, has no
+            # keywords
+            msg = json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)  # pyright: ignore[reportCallIssue]
         else:
             msg = json.loads(payload)
+    except ProtocolError as why:
+        raise ProtocolError(f"{what}: {why}") from None
     except ValueError:
         raise ProtocolError(f"{what} is not valid JSON") from None
     except RuntimeError:  # nested too deep for the parser (CPython's RecursionError too)
@@ -244,7 +268,7 @@ def decode(payload, what="message", limit=MAX_PAYLOAD_BYTES):
 # --- ship -> host --------------------------------------------------------------------------
 
 
-def event_message(event, boot, seq):
+def event_message(event: dict, boot: str, seq: int) -> dict:
     """A detector event as sent on `ship/event`: a copy with `boot` and `seq` added."""
     msg = dict(event)
     msg["boot"] = boot
@@ -252,16 +276,23 @@ def event_message(event, boot, seq):
     return msg
 
 
-def check_boot(boot):
+def check_boot(boot: object) -> str:
     """`boot` if it is a boot id (1-32 characters), else ProtocolError."""
     if not isinstance(boot, str) or not 1 <= len(boot) <= MAX_BOOT_ID:
         raise ProtocolError(f"boot must be an id of 1-{MAX_BOOT_ID} characters, not {boot!r}")
     return boot
 
 
-def status_message(online, fw=None, boot=None, config=None, problems=None, extra=None):
+def status_message(
+    online: bool,
+    fw: "str | None" = None,
+    boot: "str | None" = None,
+    config: "dict | None" = None,
+    problems: "list[str] | None" = None,
+    extra: "dict | None" = None,
+) -> dict:
     """A `ship/status` message; `extra` adds fields such as `loop` or `link`."""
-    msg = {"online": bool(online)}
+    msg: dict = {"online": bool(online)}
     if fw is not None:
         msg["fw"] = fw
     if boot is not None:
@@ -276,7 +307,14 @@ def status_message(online, fw=None, boot=None, config=None, problems=None, extra
     return msg
 
 
-def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
+def weights_message(
+    boot: str,
+    t_ms: int,
+    zones_g: "list[float]",
+    table_g: "float | None",
+    faults: "list[int] | tuple[int, ...]" = (),
+    settled_g: "list[float] | None" = None,
+) -> dict:
     return {
         "boot": boot,
         "t_ms": t_ms,
@@ -287,7 +325,7 @@ def weights_message(boot, t_ms, zones_g, table_g, faults=(), settled_g=None):
     }
 
 
-def trace_message(boot, rows):
+def trace_message(boot: str, rows: list) -> dict:
     """A `ship/trace` batch: rows in TRACE_COLUMNS order (table_g, impact may be None)."""
     return {"boot": boot, "columns": list(TRACE_COLUMNS), "rows": rows}
 
@@ -295,7 +333,7 @@ def trace_message(boot, rows):
 # --- commands and results --------------------------------------------------------------------
 
 
-def _check_field(kind, name, value):
+def _check_field(kind: str, name: str, value: object) -> "str | None":
     """None if `value` fits `kind`, else the problem as a sentence."""
     if kind == "any":
         return None
@@ -365,7 +403,7 @@ def _check_field(kind, name, value):
     return f"'{name}' has an unknown kind {kind!r}"
 
 
-def check_command(msg):
+def check_command(msg: object) -> dict:
     """`msg` if it is a valid command object, else CommandError (with what could be read)."""
     if not isinstance(msg, dict):
         raise CommandError("a command must be a JSON object")
@@ -408,7 +446,7 @@ def check_command(msg):
     return msg
 
 
-def parse_command(payload):
+def parse_command(payload: object) -> dict:
     """The validated command in a `ship/cmd` payload; CommandError if it must be refused."""
     try:
         msg = decode(payload, "command")
@@ -417,9 +455,9 @@ def parse_command(payload):
     return check_command(msg)
 
 
-def command(name, cmd_id=None, **fields):
+def command(name: str, cmd_id: "str | int | None" = None, **fields: object) -> dict:
     """A validated command object for `ship/cmd` (host side), e.g. command("tare", "c1")."""
-    msg = {"cmd": name}
+    msg: dict = {"cmd": name}
     if cmd_id is not None:
         msg["id"] = cmd_id
     for key in fields:
@@ -427,9 +465,15 @@ def command(name, cmd_id=None, **fields):
     return check_command(msg)
 
 
-def result_message(cmd_id, name, ok, error=None, data=None):
+def result_message(
+    cmd_id: "str | int | None",
+    name: "str | None",
+    ok: bool,
+    error: "str | None" = None,
+    data: "dict | None" = None,
+) -> dict:
     """The `ship/result` answer to command `name` with id `cmd_id`."""
-    msg = {"id": cmd_id, "cmd": name, "ok": bool(ok), "error": error}
+    msg: dict = {"id": cmd_id, "cmd": name, "ok": bool(ok), "error": error}
     if data:
         for key in data:
             if key not in msg:
@@ -440,12 +484,12 @@ def result_message(cmd_id, name, ok, error=None, data=None):
 # --- the serial line -----------------------------------------------------------------------
 
 
-def encode_line(name, msg):
+def encode_line(name: str, msg: dict) -> str:
     """One serial line (with its newline) carrying message `msg` for topic name `name`."""
     return json.dumps({"topic": name, "msg": msg}, separators=(",", ":")) + "\n"
 
 
-def decode_line(line):
+def decode_line(line: "str | bytes | bytearray") -> "tuple[str, dict]":
     """(topic name, message) of a serial line; ProtocolError if it is not one of ours."""
     envelope = decode(line.strip() if isinstance(line, str) else bytes(line).strip(), "line")
     name = envelope.get("topic")

@@ -8,8 +8,12 @@ keeps to MicroPython's subset all the same (tests run it there).
 """
 
 from shipsense.protocol import (
+    MAX_CALIBRATION_GRAMS,
+    MAX_ID_LENGTH,
+    MAX_KEY_LENGTH,
     MAX_PAYLOAD_BYTES,
     MAX_SEQ,
+    MAX_ZONES,
     TRACE,
     TRACE_COLUMNS,
     ProtocolError,
@@ -27,19 +31,21 @@ MAX_FALL_PIECES = 8  # a fall's `pieces`: more than any tumble brings down at on
 MAX_ITEM_NAME = 32
 
 
-def max_bytes(name):
+def max_bytes(name: str) -> int:
     """The longest payload a message on topic `name` (like `ship/trace`) may have."""
     return MAX_TRACE_BYTES if name == TRACE else MAX_PAYLOAD_BYTES
 
 
-def check_seq(seq):
-    """`seq` if it is an event number (1..MAX_SEQ), else ProtocolError."""
-    if not is_int(seq) or not 1 <= seq <= MAX_SEQ:
-        raise ProtocolError(f"seq must be an integer from 1, not {seq!r}")
+def check_seq(seq: object, zero: bool = False) -> int:
+    """`seq` if it is an event number (1..MAX_SEQ; with `zero`, a count of them from 0),
+    else ProtocolError."""
+    low = 0 if zero else 1
+    if not is_int(seq) or not low <= seq <= MAX_SEQ:
+        raise ProtocolError(f"seq must be an integer from {low}, not {seq!r}")
     return seq
 
 
-def _ship_time(kind, msg, name):
+def _ship_time(kind: str, msg: dict, name: str) -> None:
     value = msg[name]
     if not is_number(value) or not 0 <= value <= MAX_T_MS:
         raise ProtocolError(
@@ -47,7 +53,7 @@ def _ship_time(kind, msg, name):
         )
 
 
-def _event_zone(kind, msg, name, label=None):
+def _event_zone(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     value = msg.get(name)
     if not is_int(value) or not 1 <= value <= MAX_EVENT_ZONES:
         shown = "missing" if value is None else repr(value)
@@ -56,7 +62,9 @@ def _event_zone(kind, msg, name, label=None):
         )
 
 
-def _event_grams(kind, msg, name, required=True, label=None):
+def _event_grams(
+    kind: str, msg: dict, name: str, required: bool = True, label: "str | None" = None
+) -> None:
     if name not in msg and not required:
         return
     value = msg.get(name)
@@ -69,7 +77,7 @@ def _event_grams(kind, msg, name, required=True, label=None):
         )
 
 
-def _event_zones(kind, msg, name):
+def _event_zones(kind: str, msg: dict, name: str) -> None:
     if name not in msg:
         return
     zones = msg[name]
@@ -84,7 +92,7 @@ def _event_zones(kind, msg, name):
             )
 
 
-def _event_item(kind, msg, name, label=None):
+def _event_item(kind: str, msg: dict, name: str, label: "str | None" = None) -> None:
     if msg.get(name) is None:
         return
     value = msg[name]
@@ -95,7 +103,7 @@ def _event_item(kind, msg, name, label=None):
         )
 
 
-def _event_pieces(kind, msg, name):
+def _event_pieces(kind: str, msg: dict, name: str) -> None:
     """A fall's `pieces`: one {zone, grams, item?} a piece, naming the zone it left (RR13a)."""
     if msg.get(name) is None:
         return
@@ -124,10 +132,10 @@ EVENT_FIELDS = {
 }
 
 
-def check_event(msg):
+def check_event(msg: object) -> dict:
     """`msg` if it is a well-formed `ship/event` message, else ProtocolError naming the field:
     the envelope (`check_event_envelope`) and the fields the host acts on (EVENT_FIELDS)."""
-    check_event_envelope(msg)
+    msg = check_event_envelope(msg)  # the same object, now known to be a dict
     kind = msg["type"]
     for name, field_kind in EVENT_FIELDS.get(kind, ()):
         if field_kind == "zone":
@@ -140,10 +148,11 @@ def check_event(msg):
             _event_item(kind, msg, name)
         else:
             _event_grams(kind, msg, name, required=field_kind == "grams")
+    check_value(msg, f"event {kind!r}")
     return msg
 
 
-def check_event_envelope(msg):
+def check_event_envelope(msg: object) -> dict:
     """`msg` if it has what every event has (type, t_ms, boot, seq), else ProtocolError. What
     carries events without acting on them (the serial bridge) checks this much."""
     if not isinstance(msg, dict):
@@ -165,31 +174,136 @@ def check_event_envelope(msg):
     return msg
 
 
-def check_status(msg):
+# What may reach a page, from any message: plain JSON of bounded shape, every number finite
+# and exact in a browser (no 1e999, no 2^60), every text and list short.
+MAX_TEXT = 1000  # characters of a string (a problem sentence, a last error)
+MAX_ITEMS = 64  # entries of a list, or fields of an object
+MAX_DEPTH = 5  # objects and lists inside each other (the status' config.mqtt.url is 3)
+MAX_NUMBER = 2**53  # beyond, JavaScript's numbers are no longer exact
+
+# The fields of a status that pages show; any other is left out of what the host keeps.
+STATUS_FIELDS = (
+    "online",
+    "fw",
+    "boot",
+    "config",
+    "problems",
+    "table",
+    "uptime_s",
+    "reset_cause",
+    "seq",
+    "loop",
+    "hx711",
+    "link",
+    "outbox",
+    "calibration",
+    "faults",
+    "auto_tared",
+    "watchdog",
+    "mem_free",
+    "wifi",
+)
+WEIGHTS_FIELDS = ("boot", "t_ms", "zones_g", "table_g", "faults", "settled_g")
+
+
+def check_value(value: object, where: str, depth: int = 0) -> object:
+    """`value` if it is JSON of bounded shape (MAX_TEXT, MAX_ITEMS, MAX_DEPTH) with finite,
+    browser-exact numbers, else ProtocolError naming where it is wrong."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ProtocolError(f"{where} is longer than {MAX_TEXT} characters")
+        return value
+    if isinstance(value, (int, float)):
+        if not is_number(value) or not -MAX_NUMBER <= value <= MAX_NUMBER:
+            raise ProtocolError(f"{where} must be a finite number within 2^53, not {value!r}")
+        return value
+    if depth >= MAX_DEPTH:
+        raise ProtocolError(f"{where} is nested deeper than {MAX_DEPTH}")
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            raise ProtocolError(f"{where} has more than {MAX_ITEMS} entries")
+        for i, item in enumerate(value):
+            check_value(item, f"{where}[{i}]", depth + 1)
+        return value
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise ProtocolError(f"{where} has more than {MAX_ITEMS} fields")
+        for key in value:
+            if not isinstance(key, str) or len(key) > MAX_KEY_LENGTH:
+                raise ProtocolError(f"{where} has a field name longer than {MAX_KEY_LENGTH}")
+            check_value(value[key], f"{where}.{key}", depth + 1)
+        return value
+    raise ProtocolError(f"{where} is not JSON")
+
+
+def _known(msg: dict, fields: tuple) -> dict:
+    """A copy of `msg` with only `fields`."""
+    kept = {}
+    for name in fields:
+        if name in msg:
+            kept[name] = msg[name]
+    return kept
+
+
+def check_status(msg: object) -> dict:
+    """The known fields (STATUS_FIELDS) of a well-formed `ship/status`, else ProtocolError."""
     if not isinstance(msg, dict) or not isinstance(msg.get("online"), bool):
         raise ProtocolError("status needs 'online', true or false")
+    msg = _known(msg, STATUS_FIELDS)
     problems = msg.get("problems", [])
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
         raise ProtocolError("status 'problems' must be a list of strings")
+    if "boot" in msg:
+        check_boot(msg["boot"])
+    if "seq" in msg:
+        check_seq(msg["seq"], zero=True)
+    for name in ("fw", "table", "reset_cause"):
+        if name in msg and not (msg[name] is None or isinstance(msg[name], str)):
+            raise ProtocolError(f"status {name!r} must be text")
+    check_value(msg, "status")
     return msg
 
 
-def check_weights(msg):
+def _grams_list(name: str, values: object, required: bool) -> None:
+    if values is None and not required:
+        return
+    if not isinstance(values, list) or not 1 <= len(values) <= MAX_ZONES:
+        raise ProtocolError(f"weights need '{name}', a list of 1-{MAX_ZONES} numbers")
+    for g in values:
+        if not is_number(g) or not -MAX_CALIBRATION_GRAMS <= g <= MAX_CALIBRATION_GRAMS:
+            raise ProtocolError(
+                f"weights '{name}' must hold grams within {MAX_CALIBRATION_GRAMS:g}, not {g!r}"
+            )
+
+
+def check_weights(msg: object) -> dict:
+    """The known fields (WEIGHTS_FIELDS) of a well-formed `ship/weights`, else ProtocolError."""
     if not isinstance(msg, dict):
         raise ProtocolError("weights must be a JSON object")
+    msg = _known(msg, WEIGHTS_FIELDS)
     check_boot(msg.get("boot"))
-    if not is_number(msg.get("t_ms")):
-        raise ProtocolError("weights need a finite number 't_ms'")
-    zones = msg.get("zones_g")
-    if not isinstance(zones, list) or not zones or not all(is_number(g) for g in zones):
-        raise ProtocolError("weights need 'zones_g', a list of numbers")
+    t_ms = msg.get("t_ms")
+    if not is_number(t_ms) or not 0 <= t_ms <= MAX_T_MS:
+        raise ProtocolError("weights need 't_ms', ship milliseconds from 0 to 1e11")
+    _grams_list("zones_g", msg.get("zones_g"), True)
+    _grams_list("settled_g", msg.get("settled_g"), False)
     table_g = msg.get("table_g")
-    if table_g is not None and not is_number(table_g):
-        raise ProtocolError("weights 'table_g' must be a number or null")
+    if table_g is not None and (
+        not is_number(table_g) or not -MAX_CALIBRATION_GRAMS <= table_g <= MAX_CALIBRATION_GRAMS
+    ):
+        raise ProtocolError(f"weights 'table_g' must be grams or null, not {table_g!r}")
+    faults = msg.get("faults", [])
+    if not isinstance(faults, list) or len(faults) > MAX_ZONES:
+        raise ProtocolError(f"weights 'faults' must be a list of at most {MAX_ZONES} zones")
+    for zone in faults:
+        if not is_int(zone) or not 1 <= zone <= MAX_ZONES:
+            raise ProtocolError(f"weights 'faults' holds {zone!r}, not a zone")
     return msg
 
 
-def check_trace(msg):
+def check_trace(msg: object) -> dict:
     if not isinstance(msg, dict):
         raise ProtocolError("trace must be a JSON object")
     check_boot(msg.get("boot"))
@@ -206,9 +320,19 @@ def check_trace(msg):
     return msg
 
 
-def check_result(msg):
+def check_result(msg: object) -> dict:
+    """`msg` if it is a well-formed `ship/result` (its data of bounded shape), else
+    ProtocolError."""
     if not isinstance(msg, dict) or not isinstance(msg.get("ok"), bool):
         raise ProtocolError("a result needs 'ok', true or false")
     if not msg["ok"] and not isinstance(msg.get("error"), str):
         raise ProtocolError("a failed result needs 'error', a sentence")
+    cmd_id = msg.get("id")
+    if cmd_id is not None and not (
+        (isinstance(cmd_id, str) and len(cmd_id) <= MAX_ID_LENGTH) or is_int(cmd_id)
+    ):
+        raise ProtocolError(f"a result's 'id' must be a command's id, not {cmd_id!r}")
+    if msg.get("cmd") is not None and not isinstance(msg["cmd"], str):
+        raise ProtocolError("a result's 'cmd' must be a command's name")
+    check_value(msg, "result")
     return msg

@@ -18,7 +18,7 @@ PRIOR_G2 = 0.02  # how strongly the prior holds, in g^2 of sway variance (a few 
 MODES = 2
 
 
-def _normalise(v):
+def _normalise(v: "list[float]") -> bool:
     s = 0.0
     for x in v:
         s += x * x
@@ -33,12 +33,12 @@ def _normalise(v):
 class SwayModel:
     """Two learned sway modes over `n_zones` zones; see the module docstring."""
 
-    def __init__(self, n_zones, alpha):
+    def __init__(self, n_zones: int, alpha: float) -> None:
         n = n_zones
         self.n = n
         self.alpha = alpha  # weight of one learning sample
         self.cov = [[0.0] * n for _ in range(n)]  # symmetric; only i <= j is kept up to date
-        self.modes = []
+        self.modes: list[list[float]] = []
         for signs in (ROLL_SIGNS, PITCH_SIGNS):
             mode = [signs[i] if i < len(signs) else 0.0 for i in range(n)]
             if not _normalise(mode):
@@ -52,7 +52,7 @@ class SwayModel:
         self.learned = 0
         self._refresh_diag()
 
-    def learn(self, change):
+    def learn(self, change: "list[float]") -> None:
         """Fold one vector of short-term zone changes (grams, sway only) into the covariance."""
         a = self.alpha
         keep = 1.0 - a
@@ -65,7 +65,7 @@ class SwayModel:
                 row[j] = row[j] * keep + ci * change[j]
         self.learned += 1
 
-    def refresh(self):
+    def refresh(self) -> None:
         """One power-iteration step for the two modes (cheap; call now and then)."""
         n = self.n
         cov = self.cov
@@ -83,7 +83,7 @@ class SwayModel:
         self._orthonormalise()
         self._refresh_diag()
 
-    def _orthonormalise(self):
+    def _orthonormalise(self) -> None:
         first = self.modes[0]
         _normalise(first)
         second = self.modes[1]
@@ -95,7 +95,7 @@ class SwayModel:
         if not _normalise(second):
             self.modes[1] = [0.0] * self.n
 
-    def _refresh_diag(self):
+    def _refresh_diag(self) -> None:
         # how much of a lone change on zone i survives projecting out the sway
         self.keep_diag = []
         for i in range(self.n):
@@ -104,7 +104,7 @@ class SwayModel:
                 s -= mode[i] * mode[i]
             self.keep_diag.append(s if s > 0.05 else 0.05)
 
-    def project_out(self, v):
+    def project_out(self, v: "list[float]") -> "list[float]":
         """`v` (zone grams) with its sway components removed (a new list)."""
         out = list(v)
         n = self.n
@@ -116,7 +116,7 @@ class SwayModel:
                 out[i] -= dot * mode[i]
         return out
 
-    def zone_scores(self, v):
+    def zone_scores(self, v: "list[float]") -> "list[float]":
         """Per zone: how well a lone change on that zone explains `v` once sway is removed.
 
         The least-squares amplitude of a single-zone change after projecting out sway,
@@ -128,7 +128,7 @@ class SwayModel:
             scores.append(projected[i] / sqrt(self.keep_diag[i]))
         return scores
 
-    def changed_zones(self, v, floor, most=3):
+    def changed_zones(self, v: "list[float]", floor: float, most: int = 3) -> "list[int]":
         """Zones (0-based) that explain `v` once sway is removed, greedily, strongest first.
 
         Each step takes the zone whose lone change fits the rest best (a matched filter),
@@ -161,7 +161,7 @@ class SwayModel:
                 rest[i] -= amplitude * column[i]
         return zones
 
-    def zone_amplitudes(self, v, zones):
+    def zone_amplitudes(self, v: "list[float]", zones: "list[int]") -> "list[float]":
         """Least-squares grams on each of `zones` (0-based) explaining `v`, sway removed."""
         m = len(zones)
         if not m:

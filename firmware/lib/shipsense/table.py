@@ -8,6 +8,10 @@ came while it could not yet tell a fall from a shift, it calls `settle_hit(is_fa
 
 from math import sqrt
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 MAT_TRIGGER_MIN_G = 1.0  # a mat change that starts a table episode
 MAT_TRIGGER_SIGMAS = 6.0
 MAT_SETTLE_MS = 250  # the mat is at rest after this long without change
@@ -28,7 +32,7 @@ MAX_HELD_HITS = 8
 class TableSense:
     """The mat and piezo channel of the detector (see the module docstring)."""
 
-    def __init__(self, samples, uses_mat, uses_piezo):
+    def __init__(self, samples: "Callable[[float], int]", uses_mat: bool, uses_piezo: bool) -> None:
         self.uses_mat = uses_mat
         self.uses_piezo = uses_piezo
         self.settle_n = max(2, samples(MAT_SETTLE_MS))
@@ -52,17 +56,23 @@ class TableSense:
         self.trough = 0.0
         self.in_fall = False
         self.last_impact = 0
-        self.hit_k = None  # piezo hits waiting for the load cells to speak: the first's k ...
+        self.hit_k: int | None = (
+            None  # piezo hits waiting for the load cells to speak: the first's k ...
+        )
         self.hit_t = 0  # ... and time ...
         self.hit_n = 0  # ... and how many
-        self.held_hits = []  # times of hits during a possible fall, waiting for the verdict
+        self.held_hits: list[
+            float
+        ] = []  # times of hits during a possible fall, waiting for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         self.k = -1
 
-    def sigma(self):
+    def sigma(self) -> float:
         return sqrt(self.var)
 
-    def step(self, k, t, table_g, impact, fall_context):
+    def step(
+        self, k: int, t: float, table_g: "float | None", impact: "int | None", fall_context: int
+    ) -> "list[dict] | None":
         """One sample; returns a list of events (usually empty)."""
         events = None
         self.k = k
@@ -92,13 +102,13 @@ class TableSense:
                 events = more if events is None else events + more
         return events
 
-    def _land(self, t, now_t):
+    def _land(self, t: float, now_t: float) -> dict:
         event = {"type": "land", "t_ms": t, "decided_ms": now_t, "grams": None, "bounced": False}
         if self.uses_piezo:
             event["impacts"] = 1
         return event
 
-    def _piezo_hit(self, t, now_t, fall_context):
+    def _piezo_hit(self, t: float, now_t: float, fall_context: int) -> "list[dict] | None":
         if fall_context == 2:  # a fall or a shift is in the air: wait for the ship's verdict
             if len(self.held_hits) < MAX_HELD_HITS:
                 self.held_hits.append(t)
@@ -107,7 +117,7 @@ class TableSense:
             return [self._land(t, now_t)]
         return [{"type": "knock", "t_ms": t, "decided_ms": now_t, "grams": None}]
 
-    def settle_hit(self, is_fall, now_t):
+    def settle_hit(self, is_fall: bool, now_t: float) -> "list[dict] | None":
         """The ship has decided between fall and shift: held piezo hits become lands."""
         held = self.held_hits
         self.held_hits = []
@@ -115,7 +125,7 @@ class TableSense:
             return None  # a shift's piece landing on the deck shook the table: no event
         return [self._land(t, now_t) for t in held]
 
-    def _mat_step(self, k, t, value, fall_context):
+    def _mat_step(self, k: int, t: float, value: float, fall_context: int) -> "list[dict] | None":
         raw = self.raw
         if k == 0:
             raw[0] = raw[1] = raw[2] = value
@@ -186,7 +196,7 @@ class TableSense:
         self.prev1 = level
         return events
 
-    def _end_episode(self, net, t, fall_context):
+    def _end_episode(self, net: float, t: float, fall_context: int) -> dict:
         onset_t = self.onset_t
         event = None
         if net >= LAND_MIN_G:
@@ -216,7 +226,7 @@ class TableSense:
         return {"type": "knock", "t_ms": onset_t, "decided_ms": t, "grams": _grams(swing)}
 
 
-def _grams(value):
+def _grams(value: float) -> float:
     if value < 0:
         return -int(-value * 100.0 + 0.5) / 100.0
     return int(value * 100.0 + 0.5) / 100.0

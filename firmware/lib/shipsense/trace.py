@@ -11,6 +11,10 @@ bit-identical floats from the same text (and NaN, inf or "1_000" are refused, no
 from shipsense.protocol import TRACE_COLUMNS
 from shipsense.ship_messages import MAX_T_MS
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
 HEADER = TRACE_COLUMNS
 ZONE_COLUMNS = TRACE_COLUMNS[1:-2]
 # Load-cell grams beyond this are a broken channel or a corrupt file, not a game piece.
@@ -20,7 +24,7 @@ MAX_ABS_GRAMS = 1000000.0
 class TraceError(ValueError):
     """A trace file is malformed: `line` (1-based), `column` (name or None) and what was wrong."""
 
-    def __init__(self, line, column, problem):
+    def __init__(self, line: int, column: "str | None", problem: str) -> None:
         self.line = line
         self.column = column
         self.problem = problem
@@ -28,7 +32,7 @@ class TraceError(ValueError):
         super().__init__(text)
 
 
-def parse_decimal(text):
+def parse_decimal(text: str) -> "float | None":
     """A float from decimal text like `-12.5` or `1.2e3`, or None if it is not one.
 
     Digits are gathered as an integer and scaled once, so the result is the correctly
@@ -94,7 +98,7 @@ def parse_decimal(text):
     return -value if negative else value
 
 
-def _number(text, line_no, column):
+def _number(text: str, line_no: int, column: str) -> float:
     value = parse_decimal(text)
     if value is None:
         if text == "":
@@ -106,7 +110,7 @@ def _number(text, line_no, column):
     return value
 
 
-def check_header(text, line_no=1):
+def check_header(text: str, line_no: int = 1) -> None:
     """Raise TraceError unless `text` is exactly the trace header (whitespace aside)."""
     names = [name.strip() for name in text.strip().split(",")]
     if names == list(HEADER):
@@ -127,7 +131,9 @@ def check_header(text, line_no=1):
     )
 
 
-def read_trace(lines):
+def read_trace(
+    lines: "Iterable[str | bytes]",
+) -> "Iterator[tuple[int, float, list[float], float | None, int | None]]":
     """Yield validated rows `(line_no, t_ms, zones_g, table_g, impact)` from CSV lines.
 
     `table_g` and `impact` are None when that column is empty; a column must be empty on
@@ -209,13 +215,13 @@ def read_trace(lines):
         raise TraceError(1, None, "empty file: expected the header " + ",".join(HEADER))
 
 
-def _short(value):
+def _short(value: float) -> str:
     if value == int(value):
         return str(int(value))
     return repr(value)
 
 
-def table_mode(table_g, impact):
+def table_mode(table_g: "float | None", impact: "int | None") -> str:
     """The Detector's `table` setting for a row's mat and piezo columns."""
     if table_g is not None and impact is not None:
         return "both"

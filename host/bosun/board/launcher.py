@@ -52,6 +52,7 @@ from bosun.board.micropython import (
     find_micropython,
     firmware_path,
     module_path,
+    own_core,
 )
 from bosun.board.sources import StillSource
 
@@ -230,6 +231,7 @@ class VirtualBoard:
             stdout=stdout,
             stderr=subprocess.PIPE,
         )
+        own_core(self._process.pid)
         self.boots += 1
         self._threads = []
         if self._process.stdout is not None:

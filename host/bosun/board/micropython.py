@@ -64,14 +64,39 @@ def run_micropython(
     full_env.pop("BOSUN_BOARD_FEED", None)
     if env:
         full_env.update(env)
-    return subprocess.run(
+    with subprocess.Popen(
         [executable, "-c", code],
         cwd=cwd,
         env=full_env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=timeout_s,
-    )
+    ) as process:
+        own_core(process.pid)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def own_core(pid: int) -> bool:
+    """Let MicroPython run like firmware on its own core: not preempted by the host's other work.
+
+    The firmware clocks the HX711 with interrupts off and checks each pulse's length: on an
+    ESP32 nothing can stretch a pulse then, but on a busy host the scheduler can pause the
+    process mid-pulse for milliseconds, which the firmware and the virtual chip rightly read
+    as a power-down (> 60 us). A real-time (FIFO) priority gives the ESP32's guarantee back;
+    the kernel's real-time throttling (95 % of a core) still leaves the host room. Where the
+    priority is not allowed (not root), the process runs as before and False says so.
+    """
+    try:
+        os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(1))
+    except (AttributeError, OSError):
+        return False
+    return True
 
 
 def run_micropython_json(code: str, **kwargs: Any) -> Any:

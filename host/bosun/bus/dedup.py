@@ -5,22 +5,34 @@ an outage, so the host sees some events twice and, when the ship's ring overflow
 host subscribed late, misses some. `EventDeduplicator` is pure (the caller passes the time):
 
     dedup = EventDeduplicator()
-    if dedup.accept(msg["boot"], msg["seq"], now_s):
+    dedup.announce(status["boot"], status.get("seq"), now_s)  # the ship's status
+    if dedup.accept(msg["boot"], msg["seq"], now_s):         # ProtocolError: beyond the window
         referee.handle(msg)                      # new: use it
     for cmd in dedup.resend_requests(now_s):     # gaps older than the grace period
         publish(topic(table, CMD), encode(cmd))  # `resend` commands per shipsense.protocol
     dedup.handle_result(result_msg)              # the ship's `ship/result` to a resend
 
+Sequence numbers live in a window: a ship's outbox holds at most `protocol.MAX_OUTBOX`
+events, so nothing it can still send lies more than that above what the host has or what
+the ship's status last counted; a seq beyond is refused (a forged or corrupt number must
+not open a gap of 2^53 events). Arrivals and gaps are ranges, never walked seq by seq: giving
+up a gap or starting from the store's last seq costs the same for 1 event as for 2^53.
+
 A gap is asked for again every `retry_s` up to `max_attempts` times, then given up (it shows
 in `lost`). Memory is bounded: at most `max_boots` boots and `max_pending` out-of-order
-seqs per boot are remembered.
+runs per boot are remembered, and the last `MAX_LOST_SHOWN` gaps given up.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from shipsense import protocol, ship_messages
+
+SEQ_WINDOW = protocol.MAX_OUTBOX  # events a ship can still hold above what the host knows
+MAX_LOST_SHOWN = 100  # gaps given up, newest kept (the count goes on in `lost_events`)
+MAX_MISSING_PAIRS = 64  # a resend result's `missing` ranges looked at
 
 
 @dataclass
@@ -37,13 +49,53 @@ class Gap:
 
 @dataclass
 class _Stream:
-    """What arrived of one boot: every seq <= `contiguous` and those in `above`."""
+    """What arrived of one boot: every seq <= `contiguous`, and the runs [first, last] in
+    `above` (sorted, disjoint, not touching, all above contiguous + 1). `announced`: the
+    highest seq the ship's status said it had numbered."""
 
     contiguous: int = 0
-    above: set[int] = field(default_factory=set)
+    above: list[list[int]] = field(default_factory=list)
+    announced: int = 0
     missing_since: dict[int, float] = field(default_factory=dict)  # gap start -> first seen
     asked: dict[int, tuple[float, int]] = field(default_factory=dict)  # gap start -> (t, n)
     last_seen_s: float = 0.0
+
+    def holds(self, seq: int) -> bool:
+        if seq <= self.contiguous:
+            return True
+        i = bisect.bisect_right(self.above, [seq, float("inf")]) - 1
+        return i >= 0 and self.above[i][0] <= seq <= self.above[i][1]
+
+    def add(self, first: int, last: int) -> None:
+        """Mark first..last as arrived (or given up): a merge of ranges."""
+        first = max(first, self.contiguous + 1)
+        if first > last:
+            return
+        runs = self.above
+        i = bisect.bisect_left(runs, [first, first])
+        if i > 0 and runs[i - 1][1] >= first - 1:  # touches the run before
+            i -= 1
+        j = i
+        while j < len(runs) and runs[j][0] <= last + 1:
+            first, last = min(first, runs[j][0]), max(last, runs[j][1])
+            j += 1
+        runs[i:j] = [[first, last]]
+        if runs and runs[0][0] <= self.contiguous + 1:
+            self.contiguous = max(self.contiguous, runs.pop(0)[1])
+
+    def top(self) -> int:
+        """The highest seq known to exist: arrived, or counted by the ship's status."""
+        return max(self.contiguous, self.above[-1][1] if self.above else 0, self.announced)
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """The gaps, as (first, last), in order."""
+        gaps, expected = [], self.contiguous + 1
+        for first, last in self.above:
+            gaps.append((expected, first - 1))
+            expected = last + 1
+        if self.announced >= expected:
+            gaps.append((expected, self.announced))
+        return gaps
 
 
 class EventDeduplicator:
@@ -55,104 +107,139 @@ class EventDeduplicator:
         retry_s: float = 2.0,
         max_attempts: int = 3,
         max_boots: int = 8,
-        max_pending: int = 4096,
+        max_pending: int = 256,
+        window: int = SEQ_WINDOW,
     ) -> None:
         self.gap_grace_s = gap_grace_s
         self.retry_s = retry_s
         self.max_attempts = max_attempts
         self.max_boots = max_boots
         self.max_pending = max_pending
+        self.window = window
         self._streams: dict[str, _Stream] = {}
         self.duplicates = 0
-        self.lost: list[tuple[str, int, int]] = []
+        self.lost: list[tuple[str, int, int]] = []  # the newest gaps given up
+        self.lost_events = 0  # every event given up, counted
         self._request_count = 0
 
     # --- arrivals ----------------------------------------------------------------------
 
+    def knows(self, boot: str) -> bool:
+        return boot in self._streams
+
+    def start_at(self, boot: str, seq: int, now_s: float) -> None:
+        """Count events 1..`seq` of `boot` as arrived (the store holds them after a restart)."""
+        ship_messages.check_seq(seq)
+        stream = self._stream(boot, now_s)
+        stream.add(1, seq)
+        self._refresh_missing(stream, now_s)
+
+    def announce(self, boot: str, seq: int | None, now_s: float) -> None:
+        """The ship's status: `boot` is its boot now, and it has numbered `seq` events (None:
+        not said). What it numbered longer than a window ago is no longer in its outbox:
+        such a gap is given up at once."""
+        protocol.check_boot(boot)
+        stream = self._stream(boot, now_s)
+        if seq is None:
+            return
+        ship_messages.check_seq(seq, zero=True)
+        stream.announced = max(stream.announced, seq)
+        gone = stream.announced - self.window
+        if gone > stream.contiguous:
+            for first, last in stream.ranges():
+                if first > gone:
+                    break
+                self._give_up(boot, stream, first, min(last, gone))
+        self._refresh_missing(stream, now_s, keep_age=True)
+
     def accept(self, boot: str, seq: int, now_s: float) -> bool:
-        """True if (boot, seq) is new (use the event), False for a duplicate or a given-up one."""
+        """True if (boot, seq) is new (use the event), False for a duplicate or a given-up one;
+        ProtocolError for a seq beyond the window."""
         protocol.check_boot(boot)
         ship_messages.check_seq(seq)
         stream = self._streams.get(boot)
+        reference = stream.top() if stream is not None else 0
+        if seq > reference + self.window:
+            raise protocol.ProtocolError(
+                f"seq {seq} is beyond the window: the ship cannot hold more than {self.window}"
+                f" events above {reference}"
+            )
         if stream is None:
-            stream = self._new_stream(boot)
+            stream = self._stream(boot, now_s)
         stream.last_seen_s = now_s
-        if seq <= stream.contiguous or seq in stream.above:
+        if stream.holds(seq):
             self.duplicates += 1
             return False
-        if seq == stream.contiguous + 1:
-            stream.contiguous = seq
-            while stream.contiguous + 1 in stream.above:
-                stream.contiguous += 1
-                stream.above.discard(stream.contiguous)
-        else:
-            stream.above.add(seq)
-            if len(stream.above) > self.max_pending:
-                self._give_up_oldest(boot, stream)
-        self._refresh_missing(stream, now_s)
+        stream.add(seq, seq)
+        given_up = False
+        while len(stream.above) > self.max_pending:
+            first, last = stream.ranges()[0]
+            self._give_up(boot, stream, first, last)
+            given_up = True
+        self._refresh_missing(stream, now_s, keep_age=given_up)
         return True
 
-    def _new_stream(self, boot: str) -> _Stream:
+    def _stream(self, boot: str, now_s: float) -> _Stream:
+        stream = self._streams.get(boot)
+        if stream is not None:
+            return stream
         if len(self._streams) >= self.max_boots:
             oldest = min(self._streams, key=lambda b: self._streams[b].last_seen_s)
-            for gap in self._gaps_of(oldest, self._streams[oldest]):
-                self.lost.append((oldest, gap.first, gap.last))
+            for first, last in self._streams[oldest].ranges():
+                self._record_lost(oldest, first, last)
             del self._streams[oldest]
-        stream = _Stream()
-        self._streams[boot] = stream
+        stream = self._streams[boot] = _Stream(last_seen_s=now_s)
         return stream
 
-    def _refresh_missing(self, stream: _Stream, now_s: float) -> None:
-        """Remember when each gap was first noticed; forget gaps that closed."""
-        starts = {first for first, _last in self._ranges(stream)}
-        for first in list(stream.missing_since):
-            if first not in starts:
-                del stream.missing_since[first]
-                stream.asked.pop(first, None)
-        for first in starts:
-            stream.missing_since.setdefault(first, now_s)
-
-    @staticmethod
-    def _ranges(stream: _Stream) -> list[tuple[int, int]]:
-        ranges = []
-        expected = stream.contiguous + 1
-        for seq in sorted(stream.above):
-            if seq > expected:
-                ranges.append((expected, seq - 1))
-            expected = seq + 1
-        return ranges
+    def _refresh_missing(self, stream: _Stream, now_s: float, keep_age: bool = False) -> None:
+        """Remember when each gap was first noticed; forget gaps that closed. With
+        `keep_age` (after a give-up), what is left of a partly given-up gap keeps its age."""
+        old = stream.missing_since
+        old_starts = sorted(old)
+        fresh: dict[int, float] = {}
+        for first, _last in stream.ranges():
+            if first in old:
+                fresh[first] = old[first]
+                continue
+            i = bisect.bisect_right(old_starts, first) - 1
+            fresh[first] = old[old_starts[i]] if keep_age and i >= 0 else now_s
+        stream.missing_since = fresh
+        for start in list(stream.asked):
+            if start not in fresh:
+                del stream.asked[start]
 
     def _gaps_of(self, boot: str, stream: _Stream) -> list[Gap]:
         gaps = []
-        for first, last in self._ranges(stream):
+        for first, last in stream.ranges():
             asked_s, attempts = stream.asked.get(first, (None, 0))
             gaps.append(
                 Gap(boot, first, last, stream.missing_since.get(first, 0.0), asked_s, attempts)
             )
         return gaps
 
-    def _give_up_oldest(self, boot: str, stream: _Stream) -> None:
-        ranges = self._ranges(stream)
-        if ranges:
-            self._give_up(boot, stream, ranges[0][0], ranges[0][1])
+    def _record_lost(self, boot: str, first: int, last: int) -> None:
+        self.lost.append((boot, first, last))
+        del self.lost[:-MAX_LOST_SHOWN]
+        self.lost_events += last - first + 1
 
     def _give_up(self, boot: str, stream: _Stream, first: int, last: int) -> None:
         """Treat first..last as arrived-and-lost so that later events can flow."""
-        self.lost.append((boot, first, last))
-        since = {start: stream.missing_since[start] for start in stream.missing_since}
-        for seq in range(max(first, stream.contiguous + 1), last + 1):
-            stream.above.add(seq)
-        while stream.contiguous + 1 in stream.above:
-            stream.contiguous += 1
-            stream.above.discard(stream.contiguous)
-        # What is left of a partly given-up gap keeps its age.
-        stream.missing_since.clear()
-        for start, _end in self._ranges(stream):
-            containing = [old for old in since if old <= start]
-            stream.missing_since[start] = since[max(containing)] if containing else 0.0
-        for start in list(stream.asked):
-            if start not in stream.missing_since:
-                del stream.asked[start]
+        first = max(first, stream.contiguous + 1)
+        if first > last:
+            return
+        self._record_lost(boot, first, last)
+        stream.add(first, last)
+
+    def give_up_below(self, boot: str, seq: int, now_s: float) -> None:
+        """Give up every gap of `boot` below `seq` (what waits behind them may go on)."""
+        stream = self._streams.get(boot)
+        if stream is None:
+            return
+        for first, last in stream.ranges():
+            if first >= seq:
+                break
+            self._give_up(boot, stream, first, min(last, seq - 1))
+        self._refresh_missing(stream, now_s, keep_age=True)
 
     # --- gaps and resends --------------------------------------------------------------
 
@@ -166,6 +253,7 @@ class EventDeduplicator:
         """`resend` commands for gaps older than the grace period and not asked too recently."""
         requests = []
         for boot, stream in self._streams.items():
+            given_up = False
             for gap in self._gaps_of(boot, stream):
                 if now_s - gap.since_s < self.gap_grace_s:
                     continue
@@ -173,6 +261,7 @@ class EventDeduplicator:
                     continue
                 if gap.attempts >= self.max_attempts:
                     self._give_up(boot, stream, gap.first, gap.last)
+                    given_up = True
                     continue
                 stream.asked[gap.first] = (now_s, gap.attempts + 1)
                 last = min(gap.last, gap.first + protocol.MAX_RESEND - 1)
@@ -185,6 +274,8 @@ class EventDeduplicator:
                         **{"from": gap.first, "to": last},
                     )
                 )
+            if given_up:
+                self._refresh_missing(stream, now_s, keep_age=True)
         return requests
 
     def handle_result(self, result: dict) -> None:
@@ -198,17 +289,20 @@ class EventDeduplicator:
         if not result.get("ok"):
             return  # refused (busy, malformed): the gap stays open and is asked again
         gone = result.get("missing", [])
-        for pair in gone:
+        if not isinstance(gone, list):
+            return
+        for pair in gone[:MAX_MISSING_PAIRS]:
             if (
                 isinstance(pair, list)
                 and len(pair) == 2
                 and all(isinstance(n, int) and not isinstance(n, bool) for n in pair)
                 and 1 <= pair[0] <= pair[1]
             ):
-                for first, last in self._ranges(stream):
+                for first, last in stream.ranges():
                     lo, hi = max(first, pair[0]), min(last, pair[1])
                     if lo <= hi:
                         self._give_up(boot, stream, lo, hi)
+        self._refresh_missing(stream, stream.last_seen_s, keep_age=True)
 
     def highest(self, boot: str) -> int:
         """The highest seq of `boot` such that all before it arrived (or were given up)."""

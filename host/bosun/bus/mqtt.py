@@ -1,9 +1,12 @@
 """The host's MQTT link: ship messages in, commands and game state out (DESIGN.md topics).
 
-paho runs its network loop in its own thread; every message is handed to the asyncio loop,
-so the referee sees one message at a time on one thread. The referee depends only on the
-`ShipMessageSink` callback and `publish`, not on paho: another transport (a NATS cluster's
-MQTT listener, a serial bridge) can feed the same code.
+paho runs its network loop in its own thread; every message is handed to the asyncio loop
+through a bounded queue (`ShipInbox`), so the referee sees one message at a time on one
+thread, and a ship (or anyone) sending faster than the loop takes messages costs a fixed
+amount of memory: what does not fit is dropped and counted by table, and the tables are
+told. The referee depends only on the `ShipMessageSink` callback and `publish`, not on
+paho: another transport (a NATS cluster's MQTT listener, a serial bridge) can feed the same
+code.
 """
 
 from __future__ import annotations
@@ -13,15 +16,23 @@ import contextlib
 import logging
 import socket
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import paho.mqtt.client as mqtt
 
+from bosun.bus.limits import CappedCounter
 from shipsense import protocol
 
 log = logging.getLogger(__name__)
+
+INBOX_MESSAGES = 4096  # ship messages waiting for the loop; beyond, new ones are dropped
+INBOX_BATCH = 256  # messages handed on in one turn of the loop (pages' requests go between)
+INBOX_TURN_S = 0.02  # and for at most this long a turn
+DROPS_BY_TABLE = 64  # table names whose dropped messages are counted (oldest forgotten)
 
 # What the host subscribes to: every table's ship topics (shipsense.protocol.SHIP_TOPICS).
 SUBSCRIPTIONS = [(f"{protocol.ROOT}/+/{name}", 1) for name in protocol.SHIP_TOPICS]
@@ -37,6 +48,77 @@ class ShipMessage:
 
 
 ShipMessageSink = Callable[[ShipMessage], None]
+DropSink = Callable[[str, int], None]  # (table id, how many were dropped), on the loop
+
+
+class ShipInbox:
+    """A bounded queue from a network thread to the asyncio loop.
+
+    `put` (any thread) never blocks and never grows the loop's own queue by more than one
+    callback: the loop is woken once, then takes up to INBOX_BATCH messages a turn and
+    wakes itself again while any are left, so HTTP requests and timers run in between. A
+    message that finds the inbox full is dropped and counted for its table; the count is
+    handed to `on_dropped` on the loop with the next batch.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        sink: ShipMessageSink,
+        on_dropped: DropSink | None = None,
+        capacity: int = INBOX_MESSAGES,
+    ) -> None:
+        self._loop = loop
+        self._sink = sink
+        self._on_dropped = on_dropped
+        self.capacity = capacity
+        self._messages: deque[ShipMessage] = deque()
+        self._lock = threading.Lock()
+        self._scheduled = False
+        self._drops = CappedCounter(DROPS_BY_TABLE)  # since the last batch, under the lock
+        self.dropped = 0  # every message dropped, in all
+        self.delivered = 0
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def put(self, message: ShipMessage) -> None:
+        with self._lock:
+            if len(self._messages) >= self.capacity:
+                self.dropped += 1
+                self._drops.add(message.table_id)
+                return
+            self._messages.append(message)
+            if self._scheduled:
+                return
+            self._scheduled = True
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the service is gone
+            self._loop.call_soon_threadsafe(self._deliver)
+
+    def _deliver(self) -> None:
+        with self._lock:
+            batch = [self._messages.popleft() for _ in range(min(INBOX_BATCH, len(self._messages)))]
+            drops, self._drops = self._drops, CappedCounter(DROPS_BY_TABLE)
+        deadline_s = time.monotonic() + INBOX_TURN_S
+        for taken, message in enumerate(batch, 1):
+            try:
+                self._sink(message)
+            except Exception:  # the sink's bug must not stall every later message
+                log.exception("a %s message for %r failed", message.name, message.table_id[:40])
+            if time.monotonic() > deadline_s and taken < len(batch):
+                with self._lock:  # the rest waits for the next turn, first in the queue
+                    self._messages.extendleft(reversed(batch[taken:]))
+                batch = batch[:taken]
+                break
+        self.delivered += len(batch)
+        if self._on_dropped is not None:
+            for table_id, count in drops.items():
+                self._on_dropped(table_id, count)
+        with self._lock:
+            if not self._messages:
+                self._scheduled = False
+                return
+        self._loop.call_soon(self._deliver)
 
 
 def send_without_delay(client: mqtt.Client) -> None:
@@ -106,11 +188,17 @@ class ClientThread:
 class MqttBus:
     """One MQTT connection for the whole service, delivering ship messages on the loop."""
 
-    def __init__(self, url: str, loop: asyncio.AbstractEventLoop, sink: ShipMessageSink) -> None:
+    def __init__(
+        self,
+        url: str,
+        loop: asyncio.AbstractEventLoop,
+        sink: ShipMessageSink,
+        on_dropped: DropSink | None = None,
+    ) -> None:
         self.host, self.port = parse_broker_url(url)
         self.url = url
         self._loop = loop
-        self._sink = sink
+        self.inbox = ShipInbox(loop, sink, on_dropped)
         self._connected = threading.Event()
         self._stopping = False
         self.client = mqtt.Client(
@@ -163,5 +251,4 @@ class MqttBus:
         parts = ship_topic_parts(message.topic)
         if parts is None:
             return
-        ship_message = ShipMessage(parts[0], parts[1], bytes(message.payload))
-        self._loop.call_soon_threadsafe(self._sink, ship_message)
+        self.inbox.put(ShipMessage(parts[0], parts[1], bytes(message.payload)))

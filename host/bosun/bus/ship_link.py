@@ -15,7 +15,11 @@ is checked against the protocol and gets an id its result comes back under.
 The link does not know where messages come from (`receive` takes the topic name and the
 raw payload from the MQTT bus, a serial bridge, or a cluster's stream) nor what they mean:
 the table above it (`ShipListener`) decides, stores and publishes. What a link must refuse
-or limit (sizes today; windows and rates as they come) is decided here, in one place.
+or limit is decided here, in one place: sizes and shapes (shipsense.ship_messages), the seq
+window (bus/dedup.py), a boot the ship's status has not announced, and rates (a token
+bucket per kind of message: a ship gone mad costs the host a constant few microseconds a
+message, and a few warning lines, not one a message). What it refused or dropped is counted
+in `health()`, which the table's view shows.
 """
 
 from __future__ import annotations
@@ -24,13 +28,29 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bosun.bus.dedup import EventDeduplicator
+from bosun.bus.dedup import SEQ_WINDOW, EventDeduplicator
+from bosun.bus.limits import LogThrottle, TokenBucket
 from shipsense import protocol, ship_messages
 
 log = logging.getLogger(__name__)
 
 MAX_RESULTS = 100  # answers to the host's commands kept for who sent them (by id)
 GAP_CHECK_S = 1.0  # while events are missing, look again this often
+MAX_HELD = SEQ_WINDOW  # events waiting behind gaps; beyond, the oldest gap is given up
+WARN_EVERY_MS = 10_000  # a refused or dropped message is logged at most this often a table
+
+# Topic name -> (messages a second, burst) one ship may send; beyond, they are dropped and
+# counted. The firmware's fastest: a tumble's few events a second, weights every 100 ms, a
+# trace batch a sample at 80 SPS, a status every second, a result per command. An outbox
+# replayed after a long outage may hold more events than the burst: those dropped are gaps,
+# asked for again while they keep closing, at the rate (a 1,024-event outbox in ~50 s).
+RATES = {
+    protocol.EVENT: (20.0, 64),
+    protocol.STATUS: (2.0, 10),
+    protocol.WEIGHTS: (12.0, 24),
+    protocol.TRACE: (100.0, 200),
+    protocol.RESULT: (20.0, 100),
+}
 
 
 class Publisher(Protocol):
@@ -87,9 +107,13 @@ class ShipLink:
         self.status: dict[str, Any] | None = None
         self.seen_ms: int | None = None
         self.weights: dict[str, Any] | None = None
-        self.refused = 0  # messages refused as malformed
+        self.refused = 0  # messages refused as malformed (or beyond the window, or unannounced)
+        self.rate_limited = 0  # messages dropped above their kind's rate
+        self.queue_dropped = 0  # messages the transport dropped before they reached the link
+        self.last_refused: str | None = None
         self.dedup = EventDeduplicator()  # (boot, seq) once each; gaps asked for again
-        self._known_boots: set[str] = set()
+        self._buckets = {name: TokenBucket(rate, burst) for name, (rate, burst) in RATES.items()}
+        self._warnings = LogThrottle(log, WARN_EVERY_MS)
         self._held: list[dict[str, Any]] = []  # events waiting behind a gap
         self._results: dict[str, dict[str, Any]] = {}  # answers to our commands, by id
         self._command_number = 0
@@ -99,6 +123,17 @@ class ShipLink:
 
     def receive(self, name: str, payload: bytes) -> None:
         """A message from the ship on topic `name` (`ship/event`, ...), as it arrived."""
+        bucket = self._buckets.get(name)
+        if bucket is not None and not bucket.admit(self.clock.now_ms()):
+            self.rate_limited += 1
+            self._warnings.warning(
+                self.clock.now_ms(),
+                "table %s: the ship sends faster than %g %s messages a second: dropping",
+                self.table_id,
+                RATES[name][0],
+                name.rpartition("/")[2],
+            )
+            return
         try:
             message = self._checked(name, payload)
         except protocol.ProtocolError as why:
@@ -129,6 +164,8 @@ class ShipLink:
             return ship_messages.check_event(message)
         if name == protocol.STATUS:
             return ship_messages.check_status(message)
+        if name == protocol.WEIGHTS:
+            return ship_messages.check_weights(message)
         if name == protocol.RESULT:
             return ship_messages.check_result(message)
         if name == protocol.TRACE:
@@ -142,20 +179,70 @@ class ShipLink:
     def _refuse(self, name: str, why: str) -> None:
         self.refused += 1
         kind = name.rpartition("/")[2]
-        log.warning("table %s: rejected %s message: %s", self.table_id, kind, why)
+        self.last_refused = f"{kind}: {why}"[:200]
+        self._warnings.warning(
+            self.clock.now_ms(), "table %s: rejected %s message: %s", self.table_id, kind, why
+        )
         self.listener.ship_refused(kind, why)
+
+    def health(self) -> dict[str, Any]:
+        """What the link refused, dropped or gave up, counted since the service started."""
+        return {
+            "refused": self.refused,
+            "rate_limited": self.rate_limited,
+            "queue_dropped": self.queue_dropped,
+            "lost_events": self.dedup.lost_events,
+            "last_refused": self.last_refused,
+        }
+
+    def count_dropped(self, count: int) -> None:
+        """The transport dropped `count` of this ship's messages (its queue was full)."""
+        self.queue_dropped += count
+        self._warnings.warning(
+            self.clock.now_ms(),
+            "table %s: %d ship messages dropped: the host's queue was full",
+            self.table_id,
+            count,
+        )
 
     def _event(self, event: dict[str, Any]) -> None:
         now = self.clock.now_ms()
         boot, seq = event["boot"], event["seq"]
-        if boot not in self._known_boots:  # after a restart: what the store already has is old
-            self._known_boots.add(boot)
-            for stored in range(1, (self._stored_seq(boot) or 0) + 1):
-                self.dedup.accept(boot, stored, now / 1000)
-        if not self.dedup.accept(boot, seq, now / 1000):
-            return  # a resend we already have (the ship resends after outages)
+        if not self.dedup.knows(boot):
+            # Only the ship's status makes a boot (it comes first on every connection): an
+            # event of any other is forged or from a ship long gone, and would start a stream.
+            self._refuse(protocol.EVENT, f"boot {boot!r} was not announced by the ship's status")
+            return
+        try:
+            if not self.dedup.accept(boot, seq, now / 1000):
+                return  # a resend we already have (the ship resends after outages)
+        except protocol.ProtocolError as why:
+            self._refuse(protocol.EVENT, str(why))
+            return
         self.seen_ms = now
         self._held.append(event)
+        self._release_held()
+        while len(self._held) > MAX_HELD:  # the oldest gap will not close in time: give it up
+            oldest = self._held[0]
+            self.dedup.give_up_below(oldest["boot"], oldest["seq"], now / 1000)
+            self._release_held()
+        self._ask_for_gaps()
+
+    def _announce(self, status: dict[str, Any]) -> None:
+        """The ship's status names its boot (and how many events it numbered): from now on
+        its events count. After a restart, what the store already holds of it is old."""
+        boot = status.get("boot")
+        if not status["online"] or not isinstance(boot, str):
+            return
+        now_s = self.clock.now_ms() / 1000
+        if not self.dedup.knows(boot):
+            stored = self._stored_seq(boot)
+            self.dedup.announce(boot, None, now_s)
+            if stored:  # the host restarted: what did the ship number since (maybe unstored)?
+                self.dedup.start_at(boot, stored, now_s)
+                if "seq" not in status or status.get("seq", 0) <= stored:
+                    self.send({"cmd": "status"})
+        self.dedup.announce(boot, status.get("seq"), now_s)
         self._release_held()
         self._ask_for_gaps()
 
@@ -168,16 +255,19 @@ class ShipLink:
         for event in ready:
             self.listener.ship_event(event)
 
+    def _on_gap_timer(self) -> None:
+        self._gap_timer = None
+        self._ask_for_gaps()
+
     def _ask_for_gaps(self) -> None:
         """Ask the ship's ring buffer again for events that never arrived (QoS 1 gaps)."""
-        self._gap_timer = None
         now_s = self.clock.now_ms() / 1000
         for request in self.dedup.resend_requests(now_s):
             self.send({k: v for k, v in request.items() if k != "id"})
         self._release_held()  # gaps given up let the events behind them through
         if self.dedup.gaps() and self._gap_timer is None:
             deadline = self.clock.now_ms() + int(GAP_CHECK_S * 1000)
-            self._gap_timer = self.clock.call_at_ms(deadline, self._ask_for_gaps)
+            self._gap_timer = self.clock.call_at_ms(deadline, self._on_gap_timer)
 
     def _status(self, status: dict[str, Any]) -> None:
         online = status["online"]
@@ -186,6 +276,7 @@ class ShipLink:
         # session), so it must be told again what to stream and what to light.
         birth = online and (not self.online or status.get("boot") != previous.get("boot"))
         self.online, self.status, self.seen_ms = online, status, self.clock.now_ms()
+        self._announce(status)
         self.listener.ship_status(status, birth)
 
     def _result(self, result: dict[str, Any]) -> None:

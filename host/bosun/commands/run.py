@@ -17,7 +17,7 @@ from rich.console import Console
 from bosun.commands.argtypes import broker_url, whole_number
 from bosun.service import Service, ServiceOptions
 from bosun.store import default_db_url
-from bosun.tables import TableConfigError, load_tables
+from bosun.tables import TableConfigError, TablesFile, load_tables_file
 
 DEFAULT_TABLES_FILE = Path("bosun.toml")
 OPERATOR_KEY_FILE = Path("bosun.key")
@@ -76,23 +76,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --demo: the first virtual ship runs the real firmware in MicroPython on "
         "the virtual board",
     )
+    p.add_argument(
+        "--home-assistant",
+        action="store_true",
+        help="publish every table to Home Assistant by MQTT discovery (on the broker, or the "
+        "tables file's [home_assistant] broker); off unless this or that section's enabled",
+    )
     p.set_defaults(run=run)
 
 
 def load_configured_tables(path: Path | None) -> list:
+    return load_settings(path).table
+
+
+def load_settings(path: Path | None) -> TablesFile:
+    """The tables file's contents (no file: no tables, default settings)."""
     if path is None:
         path = DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None
-    return load_tables(path) if path is not None else []
+    return load_tables_file(path) if path is not None else TablesFile()
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        tables = load_configured_tables(args.tables)
+        settings = load_settings(args.tables)
     except TableConfigError as why:
         console.print(f"[red]bosun run:[/] {why}")
         return 2
+    tables = settings.table
+    home_assistant = settings.home_assistant
+    if args.home_assistant:
+        home_assistant = home_assistant.model_copy(update={"enabled": True})
     tables_file = args.tables or (DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None)
     options = ServiceOptions(
         tables=tables,
@@ -102,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         http_port=args.port,
         operator_key=operator_key(),
         tables_file=str(tables_file) if tables_file and tables else None,
+        home_assistant=home_assistant,
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
     if demo_tables:  # imported here, not on the event loop: it brings every game's simulator
@@ -146,6 +162,10 @@ def announce(service: Service, console: Console) -> None:
     console.print(f"  store     {service.options.db_url}")
     console.print(f"  web       {service.http_url}/?key={key}")
     console.print(f"  API       {service.http_url}/api/docs")
+    if service.home_assistant is not None:
+        bridge = service.home_assistant
+        where = bridge.settings.discovery_prefix
+        console.print(f"  Home Assistant  discovery under {where}/ on {redacted(bridge.url)}")
     if not service.tables:
         console.print("  tables    none configured (write bosun.toml, or try --demo)")
     for table in service.tables.values():
@@ -154,3 +174,10 @@ def announce(service: Service, console: Console) -> None:
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()
+
+
+def redacted(url: str) -> str:
+    """A broker URL without its password, for the terminal."""
+    scheme, _, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    return f"{scheme}://{userinfo.partition(':')[0]}@{host}" if at else url

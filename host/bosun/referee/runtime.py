@@ -7,6 +7,14 @@ anything is published: LED commands go to the ship through the link, the game's 
 log to `game/*`, a note to whoever watches the table. After a crash the table replays its
 stored inputs through a fresh referee and continues exactly where it was (the referee is
 deterministic in its inputs). What people see of it is built by its `TableView`.
+
+With an `EntryWriter` (the service's), what the ship sends is stored in batches off the
+loop, and its effects are published once the batch is durable; a person's request, a
+timer tick and a new game first write whatever is waiting, then their own entries at once,
+so the log keeps the order of the decisions and a request is answered only when stored.
+A crash can lose only ship inputs decided but not yet written, of which nothing was
+published: the ship still holds them in its outbox, its status (on the restart) counts
+them, and the link asks for them again (tests/integration/test_crash_recovery.py).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from bosun.games import Rejected, registry
 from bosun.referee import effects as fx
 from bosun.referee.base import TableReferee
 from bosun.referee.effects import Effect
+from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.traces import TraceWriter
 from bosun.store import InvalidEntry, effective_actions
 from bosun.tables import TableConfig
@@ -63,8 +72,10 @@ class TableRuntime:
         bus: Publisher,
         clock: Clock,
         traces: TraceWriter | None = None,
+        writer: EntryWriter | None = None,
     ) -> None:
         self.config = config
+        self.writer = writer  # None: every input is written at once, on the caller's thread
         self.store = store
         self.bus = bus
         self.clock = clock
@@ -107,6 +118,7 @@ class TableRuntime:
 
     def start_game(self, players: list[str] | None = None, **options: Any) -> str:
         """A new game at this table; `options` are the game's (captain, settle_s; seed)."""
+        self._drain()
         now = self.clock.now_ms()
         if self.game_id is not None and self.referee is not None and not self.referee.is_over:
             self.store.finish_game(self.game_id, [], at_ms=now)  # abandoned for a new game
@@ -165,14 +177,18 @@ class TableRuntime:
         if self.referee is None or self.referee.is_over or self.calibrating:
             # between games people clear the ship, while calibrating they weigh things on it:
             # kept in the log, refereed by nobody
-            self.store.append(
-                self.config.id,
-                "ship_event",
-                event,
-                at_ms=self.clock.now_ms(),
-                boot=event["boot"],
-                seq=event["seq"],
-            )
+            entry = {
+                "table_id": self.config.id,
+                "kind": "ship_event",
+                "payload": event,
+                "at_ms": self.clock.now_ms(),
+                "boot": event["boot"],
+                "seq": event["seq"],
+            }
+            if self.writer is None:
+                self.store.append_many([entry])
+            else:
+                self.writer.submit([entry], lambda _ids: None, self._write_failed)
             return
         self._process(
             "ship_event",
@@ -180,6 +196,7 @@ class TableRuntime:
             lambda now: self.referee.on_ship_event(event, now),
             boot=event["boot"],
             seq=event["seq"],
+            later=True,
         )
 
     def ship_status(self, status: dict[str, Any], birth: bool) -> None:
@@ -191,7 +208,10 @@ class TableRuntime:
             return
         if online != self.referee.online:
             self._process(
-                "status", {"online": online}, lambda now: self.referee.on_status(online, now)
+                "status",
+                {"online": online},
+                lambda now: self.referee.on_status(online, now),
+                later=True,
             )
         else:
             if birth:
@@ -268,28 +288,70 @@ class TableRuntime:
 
     # -- the common path ---------------------------------------------------------------------
 
-    def _process(self, kind: str, payload: dict[str, Any], decide, boot=None, seq=None) -> None:
-        """Decide, store the input with its effects in one transaction, then publish."""
+    def _process(
+        self, kind: str, payload: dict[str, Any], decide, boot=None, seq=None, later=False
+    ) -> None:
+        """Decide, store the input with its effects in one transaction, then publish. With
+        `later` (what the ship sent), the entries go to the writer and are published once
+        durable; otherwise what waits is written first, then these, before this returns."""
         if self.closed:
             raise Rejected("this table is stopping; try again when bosun is back")
         now = self.clock.now_ms()
         effects: list[Effect] = decide(now)  # Rejected propagates: nothing stored or sent
-        common = {"table_id": self.config.id, "game_id": self.game_id, "at_ms": now}
-        entries = [{**common, "kind": kind, "payload": payload, "boot": boot, "seq": seq}]
+        over = self.referee.is_over
+        if later and self.writer is not None and all(e.kind != fx.UNDO for e in effects):
+            pending = [_PendingId() for e in effects if e.kind == fx.ACTION]
+            entries = self._entries(kind, payload, effects, now, boot, seq, list(self.action_ids))
+            self.action_ids = [*self.action_ids, *pending]
+            self.writer.submit(
+                entries,
+                lambda ids: self._durable(effects, ids, pending, now, over),
+                self._write_failed,
+            )
+            self._reschedule()
+            return
+        self._drain()  # an undo names entries by id: every earlier one must have its id
         stack = list(self.action_ids)
-        for effect in effects:
-            stored = _stored(effect)
-            if effect.kind == fx.UNDO:  # the store's undo names the action entry it takes back
-                stored = {"undoes": stack.pop(), **stored}
-            entries.append({**common, "kind": STORED_EFFECTS[effect.kind], "payload": stored})
+        entries = self._entries(kind, payload, effects, now, boot, seq, stack)
         ids = self.store.append_many(entries)
         for effect, entry_id in zip(effects, ids[1:], strict=True):
             if effect.kind == fx.ACTION:
                 stack.append(entry_id)
         self.action_ids = stack
+        self._publish_decided(effects, now, over)
+
+    def _entries(self, kind, payload, effects, now, boot, seq, stack) -> list[dict[str, Any]]:
+        """The log entries of one input and its effects (an undo pops `stack`)."""
+        common = {"table_id": self.config.id, "game_id": self.game_id, "at_ms": now}
+        entries = [{**common, "kind": kind, "payload": payload, "boot": boot, "seq": seq}]
+        for effect in effects:
+            stored = _stored(effect)
+            if effect.kind == fx.UNDO:  # the store's undo names the action entry it takes back
+                stored = {"undoes": stack.pop(), **stored}
+            entries.append({**common, "kind": STORED_EFFECTS[effect.kind], "payload": stored})
+        return entries
+
+    def _durable(self, effects, ids, pending, now: int, over: bool) -> None:
+        """The writer stored an input decided earlier: its actions get their ids, and what
+        it decided is published now."""
+        action_ids = iter(i for e, i in zip(effects, ids[1:], strict=True) if e.kind == fx.ACTION)
+        for placeholder, entry_id in zip(pending, action_ids, strict=True):
+            self.action_ids = [entry_id if a is placeholder else a for a in self.action_ids]
+        if not self.closed:
+            self._publish_decided(effects, now, over)
+
+    def _write_failed(self, error: Exception) -> None:
+        log.error("table %s: could not store what the ship sent: %s", self.config.id, error)
+        self.report_failure("storing what the ship sent")
+
+    def _drain(self) -> None:
+        if self.writer is not None:
+            self.writer.drain()
+
+    def _publish_decided(self, effects: list[Effect], now: int, over: bool) -> None:
         self._emit(effects)
         if any(e.kind in (fx.ACTION, fx.UNDO) for e in effects):
-            if self.referee.is_over:
+            if over:
                 self.store.finish_game(self.game_id, self.referee.view["winners"], at_ms=now)
                 self._schedule_next_game(now)
             self._publish_state(effects)
@@ -367,6 +429,10 @@ class TableRuntime:
         self._timer = self._next_game_timer = None
         self.link.close()
         self.traces.flush()
+
+
+class _PendingId:
+    """An action entry's id, until the writer has stored it (an undo drains first)."""
 
 
 def _stored(effect: Effect) -> dict[str, Any]:

@@ -123,7 +123,13 @@ class TableView:
             "humans": sorted(self._virtual.humans) if self._virtual else [],
             "state": referee.view if referee else None,
             "referee": referee.referee_state() if referee else None,
-            "ship": {"online": link.online, "status": link.status, "weights": link.weights},
+            "ship": {
+                "online": link.online,
+                "status": link.status,
+                "weights": link.weights,
+                # what the link refused, dropped above the rates or from a full inbox, gave up
+                "health": link.health(),
+            },
             "feed": list(runtime.feed)[-FEED_SHOWN:],
             "now_ms": runtime.clock.now_ms(),
         }

@@ -64,7 +64,7 @@ async def stream(
     view.watch(listener)
     streams.opened(changed)
     try:
-        yield {"event": "snapshot", "data": json.dumps(build())}
+        yield {"event": "snapshot", "data": json.dumps(build(), allow_nan=False)}
         while not streams.closing and not await request.is_disconnected():
             try:
                 await asyncio.wait_for(changed.wait(), timeout=IDLE_CHECK_S)
@@ -77,7 +77,7 @@ async def stream(
                 message = "this seat link belongs to a finished game"
                 yield {"event": "ended", "data": json.dumps({"error": message})}
                 return
-            yield {"event": "snapshot", "data": json.dumps(build())}
+            yield {"event": "snapshot", "data": json.dumps(build(), allow_nan=False)}
     finally:
         view.unwatch(listener)
         streams.ended(changed)
