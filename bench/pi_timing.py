@@ -13,8 +13,9 @@ the kernel from preempting the process in between. This measures, on this machin
    FIONREAD on a pipe, as cheap as the GPIO ioctl) measured as the driver measures them,
    with the garbage collector off during a train as bosun.pi's bus does;
 and reports the percentiles, the longest, and how many trains would be thrown away (a pulse
-over 50 us) or would have powered the amplifiers down (over 60 us). --fifo asks for
-SCHED_FIFO first (needs CAP_SYS_NICE; said if refused).
+over 50 us, or the whole train held up past a quarter of the 80 SPS period, after which
+bosun.pi resets the amplifiers) or would have powered the amplifiers down (over 60 us).
+--fifo asks for SCHED_FIFO first (needs CAP_SYS_NICE; said if refused).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import time
 PULSES = 25
 DISCARD_US = 50
 POWER_DOWN_US = 60
+SLOW_TRAIN_US = 3125  # bosun.pi.lines.PiBus: a quarter of the 80 SPS period
 
 
 def percentiles(values: list[int]) -> dict[str, float]:
@@ -78,11 +80,12 @@ def pulse_trains(seconds: float) -> dict:
         ioctl(read_fd, termios.FIONREAD, buf, True)
 
     highs: list[int] = []
-    trains = discarded = powered_down = 0
+    trains = discarded = powered_down = slow = 0
     end = clock() + int(seconds * 1e9)
     try:
         while clock() < end:
             longest = 0
+            start = clock()
             gc.disable()
             try:
                 for _ in range(PULSES):
@@ -95,6 +98,7 @@ def pulse_trains(seconds: float) -> dict:
                         longest = high
             finally:
                 gc.enable()
+            slow += clock() - start > SLOW_TRAIN_US * 1000
             trains += 1
             discarded += longest > DISCARD_US * 1000
             powered_down += longest > POWER_DOWN_US * 1000
@@ -108,8 +112,10 @@ def pulse_trains(seconds: float) -> dict:
         trains=trains,
         trains_discarded=discarded,
         trains_powering_down=powered_down,
+        trains_held_up=slow,
         discarded_per_hour_at_80_sps=round(discarded / trains * 80 * 3600, 1),
         powered_down_per_hour_at_80_sps=round(powered_down / trains * 80 * 3600, 1),
+        held_up_per_hour_at_80_sps=round(slow / trains * 80 * 3600, 1),
     )
     return found
 

@@ -152,6 +152,37 @@ def test_the_driver_throws_away_a_train_with_a_stretched_clock_pulse(amplifiers,
         lines.release()
 
 
+def test_a_train_held_up_mid_way_is_thrown_away_and_the_amplifiers_reset(amplifiers, cells):
+    # Preempted between two pulses for longer than a conversion period, an HX711 may drop
+    # its half-read word and start the next one mid-train: out of step with the clock until
+    # it is powered down. The Pi's bus times the whole train and resets the chips.
+    lines = pi_lines.GpioLines(FakeGpiod(CHIP, amplifiers), CHIP, SCK, DOUTS)
+    bus = lines.bus(128, rate_hz=80)
+
+    def clean_readings(count: int) -> list[int]:
+        deadline = time.monotonic() + CEILING_S
+        clean = 0
+        while clean < count:
+            assert time.monotonic() < deadline
+            while not bus.ready():
+                time.sleep(0.001)
+            clean += bus.read()
+        return list(bus.values)
+
+    try:
+        clean_readings(SETTLE_READINGS + 1)
+        while not bus.ready():
+            time.sleep(0.001)
+        amplifiers.stall_after_pulses, amplifiers.stall_us = 10, 14_000
+        assert not bus.read()
+        assert bus.slow_trains == 1 and bus.powered_down and amplifiers.power_downs == 1
+        # every chip starts afresh: after its settling readings it reads true again
+        for value, cell in zip(clean_readings(SETTLE_READINGS + 2), cells, strict=True):
+            assert value == pytest.approx(cell.offset, abs=12)
+    finally:
+        lines.release()
+
+
 def test_the_config_is_checked_by_the_firmwares_rules_with_the_pis_pins(tmp_path, mosquitto):
     path = write_config(tmp_path, mosquitto, leds={"count": 8}, drop_sensor="both")
     config, problems = load(path)

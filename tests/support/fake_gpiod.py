@@ -80,6 +80,8 @@ class Amplifiers:
         self.rises = 0
         self.power_downs = 0
         self.stretch_next_us = 0  # hold the next pulse high this long (a preempted process)
+        self.stall_after_pulses = 0  # after this many more pulses, a long gap with SCK low
+        self.stall_us = 0
         self.chips = [
             model.VirtualHX711(self, ch, rate_hz, phase_us=(ch * 911) % 3000)
             for ch in range(len(douts))
@@ -123,6 +125,18 @@ class Amplifiers:
                 self.rises = 0
                 for chip in self.chips:
                     chip.reset(now)
+            if self.stall_us:
+                self.stall_after_pulses -= 1
+
+    def stall_if_due(self) -> None:
+        """The process held up between two pulses (SCK low), outside the timed high part."""
+        if self.stall_us and self.stall_after_pulses <= 0:
+            self._flush(_Ticks.ticks_us())
+            end = time.perf_counter_ns() + self.stall_us * 1000
+            self.stall_us = 0
+            while time.perf_counter_ns() < end:
+                for chip in self.chips:
+                    chip.update(_Ticks.ticks_us())
 
     def dout(self, channel: int) -> int:
         now = _Ticks.ticks_us()
@@ -169,6 +183,7 @@ class LineRequest:
         for line in lines:
             self._check(line, Direction.INPUT)
         with amplifiers.lock:
+            amplifiers.stall_if_due()
             levels = [amplifiers.dout(amplifiers.douts.index(line)) for line in lines]
         return [Value.ACTIVE if level else Value.INACTIVE for level in levels]
 

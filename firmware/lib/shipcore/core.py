@@ -23,14 +23,22 @@ try:
 except ImportError:  # CPython
     from traceback import print_exception
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hardware import Clock
+    from shipcore.hx711 import HX711Bus
+    from shipsense.detector import Detector
+
 FW_VERSION = "0.1.0"
 
 
-def boot_id():
+def boot_id() -> str:
     return "".join(f"{b:02x}" for b in os.urandom(4))
 
 
-def firmware_name():
+def firmware_name() -> str:
     version = ".".join(str(n) for n in sys.implementation.version[:3])
     name = "MicroPython" if sys.implementation.name == "micropython" else "Python"
     return f"bosun-ship {FW_VERSION} ({name} {version}, {sys.platform})"
@@ -41,15 +49,15 @@ class ShipCore:
 
     def __init__(
         self,
-        config,
-        config_problems,
-        bus,
-        clock,
-        config_path="config.json",
-        calibration_path=calibration.FILE,
-        log=print,
-        reset_cause=None,
-    ):
+        config: dict,
+        config_problems: "list[str]",
+        bus: "HX711Bus",
+        clock: "Clock",
+        config_path: str = "config.json",
+        calibration_path: str = calibration.FILE,
+        log: "Callable[[str], object]" = print,
+        reset_cause: "str | None" = None,
+    ) -> None:
         self.log = log
         self.clock = clock
         self.config_path = config_path
@@ -102,22 +110,22 @@ class ShipCore:
 
     # --- what the one running the core provides -------------------------------------------
 
-    def send(self, name, payload):
+    def send(self, name: str, payload: bytes) -> None:
         """A QoS 0 message (weights, trace) for the host: the link's to send or drop."""
 
-    def set_status(self, payload):
+    def set_status(self, payload: bytes) -> None:
         """The retained status (and the birth on every connect)."""
 
-    def outbox_size(self, wanted):
+    def outbox_size(self, wanted: int) -> int:
         """How many events the outbox holds (a board short of heap may hold fewer)."""
         return wanted
 
-    def landed(self, event):
+    def landed(self, event: dict) -> None:
         """A `land` event before it is numbered: a piezo may add its finer impact time."""
 
     # --- wiring ---------------------------------------------------------------------------
 
-    def _make_detector(self):
+    def _make_detector(self) -> "tuple[Detector | None, str | None]":
         try:
             from shipsense.detector import Detector
         except Exception as error:  # missing or broken: the ship still reports faults
@@ -133,7 +141,7 @@ class ShipCore:
             return None, f"could not start: {error!r}"
         return detector, None
 
-    def use_calibration(self, cal):
+    def use_calibration(self, cal: "calibration.Calibration") -> None:
         """Put a new (already saved) calibration in use."""
         self.cal = cal
         self.cells.cal = cal
@@ -141,7 +149,7 @@ class ShipCore:
         if self.detector is not None and cal.items:
             self.detector.set_items(dict(cal.items))
 
-    def apply_setting(self, config, key):
+    def apply_setting(self, config: dict, key: str) -> None:
         """A `set` of a live key: the saved config is now `config`."""
         self.config = config
         if key == "leds.brightness" and self.leds is not None:
@@ -153,22 +161,22 @@ class ShipCore:
 
     # --- messages -------------------------------------------------------------------------
 
-    def emit(self, event):
+    def emit(self, event: dict) -> None:
         """Number a detector or fault event and queue it for the host."""
         self.seq += 1
         msg = protocol.event_message(event, self.boot, self.seq)
         self.outbox.add(protocol.EVENT, protocol.encode(msg), self.seq)
 
-    def _send_result(self, result):
+    def _send_result(self, result: dict) -> None:
         self.outbox.add(protocol.RESULT, protocol.encode(result))
 
-    def on_command(self, payload):
+    def on_command(self, payload: bytes) -> None:
         """A `ship/cmd` payload (bytes): its result is queued now or after its measurement."""
         result = self.commands.handle(payload, self.clock.ticks_ms())
         if result is not None:
             self._send_result(result)
 
-    def problems(self):
+    def problems(self) -> "list[str]":
         """Every current problem as a sentence, for the status message."""
         problems = ["config: " + p for p in self.config_problems]
         if self.cal_problem:
@@ -188,7 +196,7 @@ class ShipCore:
             problems.append(f"{self.errors} loop errors, the last: {self.last_error}")
         return problems
 
-    def status_extra(self):
+    def status_extra(self) -> dict:
         """The status message's fields beyond `online`, `fw`, `boot`, `config`, `problems`."""
         return {
             "table": self.table,
@@ -206,7 +214,7 @@ class ShipCore:
             "auto_tared": list(self.cells.auto_tared),
         }
 
-    def status(self):
+    def status(self) -> dict:
         return protocol.status_message(
             True,
             fw=self.fw,
@@ -216,12 +224,14 @@ class ShipCore:
             extra=self.status_extra(),
         )
 
-    def publish_status(self):
+    def publish_status(self) -> None:
         self.set_status(protocol.encode(self.status()))
 
     # --- one conversion -------------------------------------------------------------------
 
-    def sample(self, t_ms, not_ready, elapsed_ms, impact=None):
+    def sample(
+        self, t_ms: int, not_ready: int, elapsed_ms: int, impact: "int | None" = None
+    ) -> None:
         """Read the train the bus has ready (`not_ready`: channels still busy), calibrate,
         detect, queue what happened. `t_ms`: ship time, ms since boot."""
         self.t_ms = t_ms
@@ -251,14 +261,14 @@ class ShipCore:
             self._table_sum += cells.table_g
         self._weights_n += 1
         if self.trace_on:
-            row = [t_ms]
+            row = [t_ms]  # type: list
             for g in zones_g:
                 row.append(round(g, 3))
             row.append(None if cells.table_g is None else round(cells.table_g, 3))
             row.append(impact)
             self.trace_rows.append(row)
 
-    def periodic(self, now_ms):
+    def periodic(self, now_ms: int) -> bool:
         """Weights, trace batches and the status when due; True if anything was sent."""
         ticks_diff = self.clock.ticks_diff
         worked = False
@@ -279,7 +289,7 @@ class ShipCore:
             worked = True
         return worked
 
-    def _publish_weights(self):
+    def _publish_weights(self) -> None:
         n = self._weights_n or 1
         zones_g = [s / n for s in self._weights_sum]
         table_g = self._table_sum / n if self.cells.table_g is not None else None

@@ -390,8 +390,9 @@ class VirtualShipNode:
         if min(values) < RAW_MIN or max(values) > RAW_MAX:  # the ADC clamps
             values = [max(RAW_MIN, min(RAW_MAX, v)) for v in values]
         bus.values[:] = values
-        core.sample(sample.t_ms, 0, int(1000 / ship.rate_sps), sample.impact)
-        core.periodic(sample.t_ms)
+        t_ms = round(sample.t_ms)  # whole ms since boot, as the firmware counts
+        core.sample(t_ms, 0, int(1000 / ship.rate_sps), sample.impact)
+        core.periodic(t_ms)
 
     # -- the calibration wizard's hands ------------------------------------------------------
 

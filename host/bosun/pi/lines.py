@@ -14,10 +14,11 @@ may hand in a stand-in module with the same API (tests/support/fake_gpiod.py).
 from __future__ import annotations
 
 import gc
+import time
 from types import ModuleType
 from typing import Any
 
-from shipcore.hx711 import GPIO_IN_REG, HX711Bus
+from shipcore.hx711 import GPIO_IN_REG, POWER_DOWN_US, HX711Bus
 
 CONSUMER = "bosun-ship"
 GPIOD_HINT = (
@@ -79,18 +80,58 @@ class DoutWord:
         return word
 
 
+class MicrosecondTicks:
+    """The driver's clock on CPython (no MicroPython ticks): microseconds that never wrap."""
+
+    @staticmethod
+    def ticks_us() -> int:
+        return time.perf_counter_ns() // 1000
+
+    @staticmethod
+    def ticks_diff(a: int, b: int) -> int:
+        return a - b
+
+
 class PiBus(HX711Bus):
-    """The firmware's HX711 driver on the Pi; the garbage collector stays out of a train
-    (a collection in the middle of a pulse would stretch it past the 60 us power-down)."""
+    """The firmware's HX711 driver on the Pi, with two guards an ESP32 (interrupts off for
+    the train) does not need:
+    - the garbage collector stays out of a train (a collection in the middle of a pulse
+      would stretch it past the 60 us power-down);
+    - a train the scheduler held up for longer than `max_train_us` (a quarter of the
+      sample period) is thrown away and every amplifier reset: an HX711 whose next
+      conversion ends in a long gap between two pulses may drop its half-read word and
+      start the next one mid-train, and would then stay out of step with the clock,
+      reading garbage, until powered down (SCK high over 60 us, then low again)."""
+
+    def __init__(self, *args: Any, max_train_us: int = 3125, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_train_us = max_train_us
+        self.slow_trains = 0
 
     def read(self) -> bool:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            return super().read()
+            start_ns = time.perf_counter_ns()
+            ok = super().read()
+            took_us = (time.perf_counter_ns() - start_ns) // 1000
         finally:
             if enabled:
                 gc.enable()
+        if took_us > self.max_train_us:
+            self.slow_trains += 1
+            self.reset_amplifiers()
+            return False
+        return ok
+
+    def reset_amplifiers(self) -> None:
+        """SCK high for twice the power-down time, then low: every chip starts afresh."""
+        self.power_down()
+        end_ns = time.perf_counter_ns() + 2 * POWER_DOWN_US * 1000
+        while time.perf_counter_ns() < end_ns:
+            pass
+        self.power_up()
+        self.powered_down = True  # LoadCells discards the settling readings that follow
 
 
 class GpioLines:
@@ -114,9 +155,18 @@ class GpioLines:
         self.word = DoutWord(self.request, douts, line.Value.ACTIVE)
         self.offsets = list(douts)
 
-    def bus(self, gain: int) -> PiBus:
+    def bus(self, gain: int, rate_hz: int = 80) -> PiBus:
         """The driver on these lines, reading every DOUT a pulse as one word."""
-        return PiBus(self.sck, self.douts, gain, self.offsets, self.word, reg=GPIO_IN_REG)
+        return PiBus(
+            self.sck,
+            self.douts,
+            gain,
+            self.offsets,
+            self.word,
+            reg=GPIO_IN_REG,
+            clock=MicrosecondTicks,
+            max_train_us=1_000_000 // rate_hz // 4,
+        )
 
     def release(self) -> None:
         """SCK low (the amplifiers keep converting), then the lines go back to the kernel."""

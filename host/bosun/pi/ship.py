@@ -10,8 +10,10 @@ paho's network thread only queues commands (a bounded queue) and acknowledgement
 
 Linux is not a real-time system: a clock pulse can be stretched by the scheduler. The
 driver measures every pulse; a train with a pulse over 50 us is thrown away, and over 60 us
-(the HX711 powered down) the amplifiers' settling readings are discarded too. How often that
-happens under load is measured by bench/pi_timing.py (bench/README.md: "Raspberry Pi ship").
+(the HX711 powered down) the amplifiers' settling readings are discarded too; a train held
+up between pulses for over a quarter of the period is thrown away and the amplifiers reset
+(lines.PiBus). How often that happens under load is measured by bench/pi_timing.py
+(bench/README.md: "Raspberry Pi ship").
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from bosun.pi import config as pi_config
-from bosun.pi.lines import GpioLines, import_gpiod
+from bosun.pi.lines import GpioLines, PiBus, import_gpiod
 from shipcore import settings
 from shipcore.core import ShipCore
 from shipcore.outbox import DELIVERED, IN_FLIGHT, WAITING
@@ -178,6 +180,7 @@ class PiCore(ShipCore):
     """The ship core with a paho link."""
 
     link: PahoLink
+    bus: PiBus
 
     def send(self, name: str, payload: bytes) -> None:
         self.link.publish(name, payload)
@@ -189,6 +192,7 @@ class PiCore(ShipCore):
         extra = super().status_extra()
         extra["hx711"]["read"] = "gpiod"
         extra["hx711"]["stretched_pulses"] = self.bus.stretched_pulses
+        extra["hx711"]["slow_trains"] = self.bus.slow_trains
         extra["link"] = {
             "kind": "mqtt",
             "up": self.link.up,
@@ -219,7 +223,7 @@ class PiShip:
             douts.append(pins["mat_dout"])
         self.lines = GpioLines(gpiod or import_gpiod(), chip, pins["hx711_sck"], douts)
         try:
-            bus = self.lines.bus(config["hx711_gain"])
+            bus = self.lines.bus(config["hx711_gain"], config["sample_rate_hz"])
             self.core = PiCore(
                 config,
                 problems,
