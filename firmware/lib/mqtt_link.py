@@ -15,6 +15,12 @@ exponential backoff, a clean session with the command subscription made again on
 connect, the retained birth on `ship/status` and the retained last will `{"online":false}`.
 Events live in the outbox until the broker acknowledges them; after a reconnect whatever
 was in flight is sent again (the host drops duplicates by boot and seq).
+
+With `tls` (an `mqtts://` URL) the socket is wrapped once TCP is up, without a blocking
+handshake: mbedTLS does the handshake a step at a time inside the link's own reads and writes
+(which return None meanwhile). The broker's certificate must be signed by `ca` (the PEM of
+bosun's CA, config.json `mqtt.ca`) and name the address in the URL; there is no fallback to
+plain MQTT and no unverified TLS.
 """
 
 import errno
@@ -52,8 +58,13 @@ class MqttLink:
         password=None,
         wifi=None,
         log=print,
+        tls=False,
+        ca=None,
     ):
         self.host = host
+        self.tls = tls
+        self.ca = ca
+        self._ssl_context = None
         self.port = port
         self.client_id = client_id
         self.outbox = outbox
@@ -161,6 +172,8 @@ class MqttLink:
                     self._drop(now_ms, "the broker refused the connection")
                     return True
                 if event & select.POLLOUT:
+                    if self.tls and not self._start_tls(now_ms):
+                        return True
                     self._send_connect(now_ms)
                     worked = True
                 continue
@@ -204,6 +217,37 @@ class MqttLink:
         self.state = "connecting"
         self.state_ms = now_ms
 
+    def _tls_context(self):
+        """The client context verifying against bosun's CA; made once a boot."""
+        if self._ssl_context is None:
+            import binascii
+            import ssl
+
+            lines = [line.strip() for line in self.ca.split("\n")]
+            body = "".join(line for line in lines if line and not line.startswith("-----"))
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(cadata=binascii.a2b_base64(body))
+            self._ssl_context = context
+        return self._ssl_context
+
+    def _start_tls(self, now_ms):
+        """Wrap the connected socket in TLS; False (and the link dropped) if it cannot be."""
+        if not self.ca:
+            self._drop(now_ms, "mqtts:// needs mqtt.ca (bosun ship add --tls writes it)")
+            return False
+        try:
+            context = self._tls_context()
+            self.poller.unregister(self.sock)
+            self.sock = context.wrap_socket(
+                self.sock, server_hostname=self.host, do_handshake_on_connect=False
+            )
+        except (OSError, ValueError) as error:
+            self._drop(now_ms, f"TLS could not start: {error}")
+            return False
+        self.poller.register(self.sock, select.POLLIN)
+        return True
+
     def _send_connect(self, now_ms):
         self.poller.modify(self.sock, select.POLLIN)
         self.state = "connack"
@@ -231,6 +275,9 @@ class MqttLink:
                     break
                 self._drop(now_ms, f"sending failed: {error}")
                 return True
+            except ValueError as error:  # MicroPython's ssl: a refused certificate
+                self._drop(now_ms, "TLS refused the broker: " + str(error).strip())
+                return True
             if not n:
                 break
             wrote = True
@@ -252,6 +299,11 @@ class MqttLink:
                 return False
             self._drop(now_ms, f"receiving failed: {error}")
             return True
+        except ValueError as error:  # MicroPython's ssl: a refused certificate
+            self._drop(now_ms, "TLS refused the broker: " + str(error).strip())
+            return True
+        if data is None:  # TLS: the handshake or a record is not complete yet
+            return False
         if not data:
             self._drop(now_ms, "the broker closed the connection")
             return True

@@ -154,6 +154,8 @@ class Ship(ShipCore):
             password=cfg["mqtt"]["password"],
             wifi=self.wifi,
             log=self.log,
+            tls=settings.uses_tls(cfg["mqtt"]["url"]),
+            ca=cfg["mqtt"]["ca"],
         )
 
     def apply_setting(self, config, key):

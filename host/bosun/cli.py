@@ -20,6 +20,7 @@ COMMANDS = (
     "demo",
     "bridge",
     "tables",
+    "ship",
 )
 
 

@@ -11,6 +11,11 @@ ships stop, then the pages' live streams end and the web server, then Home Assis
 (when it is told anything), then the MQTT link, the store and last the broker. Each step has
 its own time limit; one that overruns is named in the log and the stop goes on, so Ctrl-C
 always ends. A start that fails stops what it started.
+
+Without a broker URL the broker is bosun's own mosquitto, closed to all but bosun and the
+paired ships (bus/broker.py, bus/credentials.py): bosun logs in on a loopback listener, the
+ships on theirs, each with its own user; virtual tables' ships too, with credentials made for
+the run. A `bosun ship add` while bosun runs reaches the broker within CREDENTIALS_CHECK_S.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import shutil
 import socket
 import threading
 from collections.abc import Awaitable, Iterator
@@ -28,7 +34,15 @@ from typing import Any, Protocol
 
 import uvicorn
 
-from bosun.bus.broker import MosquittoBroker, find_mosquitto
+from bosun.bus.access import BrokerAccess, broker_access, lan_address
+from bosun.bus.broker import (
+    BrokerSecurity,
+    MosquittoBroker,
+    find_mosquitto,
+    free_port,
+    wait_for_free_port,
+)
+from bosun.bus.credentials import BrokerCredentials
 from bosun.bus.limits import CappedCounter, LogThrottle
 from bosun.bus.mqtt import MqttBus, ShipMessage, parse_broker_url
 from bosun.games import registry
@@ -52,6 +66,7 @@ STOP_WEB_S = 5.0  # requests in flight finish (uvicorn's graceful shutdown)
 STOP_BUS_S = 5.0
 STOP_STORE_S = 5.0
 STOP_BROKER_S = 10.0  # mosquitto gets 5 s to exit on SIGTERM, then SIGKILL
+CREDENTIALS_CHECK_S = 2.0  # how often the credentials file is looked at (`bosun ship add`)
 FOREIGN_TABLES = 64  # names of tables not ours whose messages are counted (oldest forgotten)
 WORKER_THREADS = 8  # the loop's helpers for blocking work (store reads, joins, QR codes)
 
@@ -77,6 +92,14 @@ class ServiceOptions:
     time_scale: float = 1.0
     operator_key: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     tables_file: str | None = None  # where the calibration wizard saves item weights
+    # an external broker's password (never in a URL) and the CA to trust for mqtts://
+    mqtt_password: str | None = field(default=None, repr=False)
+    mqtt_ca_file: str | None = None
+    # the private broker: where the ships' listener is (None: loopback on any free port,
+    # for virtual ships only) and the file of credentials and ports (None: this run only)
+    ships_listener: tuple[str, int] | None = None
+    credentials_file: str | None = None
+    ships_tls: bool = False  # mqtts on the ships' listener, with the CA bosun makes
     # MQTT discovery for Home Assistant; None or not enabled: nothing is sent to it
     home_assistant: HomeAssistantSettings | None = None
 
@@ -127,6 +150,11 @@ class Service:
         self.foreign_messages = CappedCounter(FOREIGN_TABLES)  # by table name, not ours
         self._foreign_warnings = LogThrottle(log)
         self._broker: MosquittoBroker | None = None
+        self.credentials: BrokerCredentials | None = None  # only with the private mosquitto
+        self.host_access: BrokerAccess | None = None
+        self._ships_access: BrokerAccess | None = None
+        self._credentials_watch: asyncio.Task | None = None
+        self._tls_folder = None  # the CA of a run without a credentials file, removed at stop
         self._embedded = None
         self._bus: MqttBus | None = None
         self._store: Store | None = None
@@ -143,6 +171,9 @@ class Service:
         self._workers = started_threads(WORKER_THREADS, "bosun-worker")
         self._trace_thread = started_threads(1, "bosun-traces")
         self._log_thread = started_threads(1, "bosun-log")
+        # mosquitto's parent-death signal follows the thread that started it: this one lives
+        # until the broker is stopped
+        self._broker_thread = started_threads(1, "bosun-broker")
 
     @property
     def store(self) -> Store:
@@ -158,11 +189,12 @@ class Service:
         loop.set_default_executor(self._workers)
         self.clock = LoopClock(loop, self.options.time_scale)
         try:
-            await self._start_broker()
+            # the store first: a damaged one stops the start before any broker runs
             self._store = await asyncio.to_thread(Store.open, self.options.db_url)
+            await self._start_broker()
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
             self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
-            bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped)
+            bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped, self.host_access)
             await asyncio.to_thread(bus.start)
             self._bus = bus
             await self._start_home_assistant(loop)
@@ -196,7 +228,9 @@ class Service:
         settings = self.options.home_assistant
         if settings is None or not settings.enabled:
             return
-        bridge = HomeAssistant(settings, settings.broker or self.mqtt_url, loop)
+        # on bosun's own broker (no `broker` of its own) it logs in as bosun does
+        access = self.host_access if settings.broker is None else None
+        bridge = HomeAssistant(settings, settings.broker or self.mqtt_url, loop, access)
         self.home_assistant = bridge
         await bridge.start()
         self.observers.append(bridge)
@@ -206,19 +240,136 @@ class Service:
         return parse_broker_url(self.mqtt_url)
 
     async def _start_broker(self) -> None:
+        options = self.options
         if self.mqtt_url:
+            self.host_access = broker_access(self.mqtt_url, ca_file=options.mqtt_ca_file)
+            self.host_access = self.host_access.with_login(
+                self.host_access.user, options.mqtt_password or self.host_access.password
+            )
+            self.mqtt_url = self.host_access.url
             return
         if find_mosquitto():
-            self._broker = MosquittoBroker()
-            await asyncio.to_thread(self._broker.start)
-            self.mqtt_url, self.broker_kind = self._broker.url, "mosquitto (private)"
+            await self._start_private_broker()
             return
         from bosun.bus.embedded_broker import EmbeddedBroker
 
-        log.warning("mosquitto is not installed: using the slower in-process broker")
+        if options.ships_listener is not None:
+            log.warning(
+                "mosquitto is not installed: real ships cannot reach the in-process broker "
+                "(this computer only, no logins); install mosquitto or give --mqtt URL"
+            )
+        else:
+            log.warning("mosquitto is not installed: using the slower in-process broker")
         self._embedded = await EmbeddedBroker().start()
         self.mqtt_url = self._embedded.url
+        self.host_access = broker_access(self.mqtt_url)
         self.broker_kind = "in-process (install mosquitto for real use)"
+
+    async def _start_private_broker(self) -> None:
+        """mosquitto closed to all but the host and the paired ships: the host on a loopback
+        port kept in the credentials file (the same after a restart), the ships on theirs."""
+        loop = asyncio.get_running_loop()
+        path = self.options.credentials_file
+        credentials = await asyncio.to_thread(BrokerCredentials.open, path)
+        remembered = credentials.host_port
+        if remembered is not None and not await asyncio.to_thread(
+            wait_for_free_port, "127.0.0.1", remembered, 5.0
+        ):
+            # something else took it: only bosun itself dials this one, the ships keep theirs
+            log.warning("the broker's own port %d is taken; it moves to another", remembered)
+            remembered = None
+        if remembered is None:
+            credentials.host_port = free_port()
+            await asyncio.to_thread(credentials.save)
+        home_assistant = self.options.home_assistant
+        if home_assistant is not None and home_assistant.enabled and home_assistant.broker is None:
+            # Home Assistant itself logs in to bosun's broker (on the ships' listener)
+            prefix = home_assistant.discovery_prefix
+            await asyncio.to_thread(credentials.add_home_assistant, prefix)
+        ships_host, ships_port = self.options.ships_listener or ("127.0.0.1", free_port())
+        tls = tls_folder = None
+        if self.options.ships_tls:
+            names = [ships_host, await asyncio.to_thread(lan_address)]
+            tls_folder = self._ships_tls(path)
+            tls = await asyncio.to_thread(tls_folder.ensure, names)
+        security = BrokerSecurity(credentials, ships_host, ships_port, tls)
+        self._tls_folder = tls_folder
+        broker = MosquittoBroker(port=credentials.host_port, security=security)
+        self.credentials, self._broker = credentials, broker
+        await loop.run_in_executor(self._broker_thread, broker.start)
+        self.host_access = BrokerAccess(
+            broker.host, broker.port, credentials.host.user, credentials.host.password
+        )
+        self.mqtt_url = self.host_access.url
+        reach = "127.0.0.1" if ships_host in ("0.0.0.0", "", "::") else ships_host
+        self._ships_access = BrokerAccess(
+            reach, ships_port, tls=tls is not None, ca_file=str(tls.ca_file) if tls else None
+        )
+        self.broker_kind = "mosquitto (private: paired ships and bosun only)"
+        self._credentials_watch = asyncio.create_task(self._watch_credentials())
+
+    @staticmethod
+    def _ships_tls(credentials_file: str | None):
+        """The CA and broker certificate, next to the credentials file (or for this run)."""
+        import tempfile
+        from pathlib import Path
+
+        from bosun.bus.tls import ShipsTls
+
+        if credentials_file is None:
+            return ShipsTls(Path(tempfile.mkdtemp(prefix="bosun-tls-")), temporary=True)
+        return ShipsTls(Path(credentials_file).resolve().parent)
+
+    @property
+    def ships_url(self) -> str | None:
+        """Where the ships' listener is, as configured (None: no private broker)."""
+        if self._broker is None or self._broker.security is None:
+            return None
+        security = self._broker.security
+        scheme = "mqtts" if security.tls is not None else "mqtt"
+        return f"{scheme}://{security.ships_host}:{security.ships_port}"
+
+    def ship_access(self, table_id: str) -> BrokerAccess:
+        """How a ship of `table_id` on this machine (a virtual table) reaches the broker: with
+        the private broker, through the ships' listener with that ship's own credentials
+        (made for this run if it has none: `await ship_ready` before it connects); else as
+        the host does."""
+        if self.credentials is None or self._ships_access is None:
+            return self.host_access
+        credential = self.credentials.for_table(table_id)
+        if credential is None:
+            credential = self.credentials.add_passing(table_id)
+        return self._ships_access.with_login(credential.user, credential.password)
+
+    async def ship_ready(self, table_id: str) -> None:
+        """Once the broker lets `ship_access(table_id)` log in (made for this run: the broker
+        reads its files again); RuntimeError if it does not."""
+        if self.credentials is None or table_id not in self.credentials.passing:
+            return
+        credential = self.credentials.passing[table_id]
+        loop = asyncio.get_running_loop()
+        if not await loop.run_in_executor(self._broker_thread, self._broker.reload, credential):
+            raise RuntimeError(f"the broker did not take {table_id}'s new credentials")
+
+    async def _watch_credentials(self) -> None:
+        """`bosun ship add/rotate/remove` rewrite the credentials file while bosun runs: the
+        broker takes the change within CREDENTIALS_CHECK_S."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(CREDENTIALS_CHECK_S)
+            if not self.credentials.changed_on_disk():
+                continue
+            try:
+                await asyncio.to_thread(self.credentials.reload)
+            except ValueError as why:
+                log.warning("the credentials file changed but cannot be used: %s", why)
+                continue
+            try:
+                await loop.run_in_executor(self._broker_thread, self._broker.reload)
+            except OSError as why:  # the broker is gone or the files cannot be written
+                log.warning("the broker could not take the new ship credentials: %s", why)
+                continue
+            log.warning("ship credentials changed: the broker has the new ones")
 
     async def _start_http(self) -> None:
         # importing the web app and building its routes' schemas takes a few hundred ms of
@@ -313,12 +464,19 @@ class Service:
             await _step("close the MQTT link", asyncio.to_thread(self._bus.stop), STOP_BUS_S)
         if self._store is not None:
             await _step("close the store", asyncio.to_thread(self._store.close), STOP_STORE_S)
+        if self._credentials_watch is not None:
+            self._credentials_watch.cancel()
         if self._broker is not None:
-            await _step("stop the broker", asyncio.to_thread(self._broker.close), STOP_BROKER_S)
+            loop = asyncio.get_running_loop()
+            stopped = loop.run_in_executor(self._broker_thread, self._broker.close)
+            await _step("stop the broker", stopped, STOP_BROKER_S)
         if self._embedded is not None:
             await _step("stop the in-process broker", self._embedded.stop(), STOP_BROKER_S)
+        if self._tls_folder is not None and self._tls_folder.temporary:
+            await asyncio.to_thread(shutil.rmtree, self._tls_folder.folder, True)
         self._trace_thread.shutdown(wait=False)
         self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
+        self._broker_thread.shutdown(wait=False)
 
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""

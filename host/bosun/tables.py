@@ -27,8 +27,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     ValidationError,
+    model_validator,
 )
 
 from bosun.games import registry
@@ -47,6 +49,11 @@ Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 PlayerName = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_NAME_LEN, pattern=r"^[^\x00-\x1f]+$")
 ]
+
+# A piece's grams as calibrated: finite and above zero (a NaN or infinite weight names every
+# piece wrongly, unflagged); no piece of these games comes near a kilogram.
+MAX_ITEM_G = 1000.0
+ItemGrams = Annotated[float, Field(strict=True, gt=0, le=MAX_ITEM_G, allow_inf_nan=False)]
 
 # Distinct on a dark dashboard and on WS2812s; one a seat, in seat order.
 SEAT_COLOURS = ("#e63946", "#2a9df4", "#f4d35e", "#7bd389")
@@ -74,9 +81,21 @@ class TableConfig(BaseModel):
     # RR12: a lone caught piece just loaded goes "back" to the supply, or to the "box" too
     own_catch: Literal["back", "box"] = "back"
     table_sensor: Literal["mat", "piezo", "both", "none"] = "mat"
-    items: dict[str, float] = Field(default_factory=dict)
-    demo: bool = False  # a virtual ship with bot players
-    trace: bool = True  # ask the ship for its raw samples (dashboard plots, CSV export)
+    items: dict[str, ItemGrams] = Field(default_factory=dict)
+    # true or false only: "yes", 1 or "false" (which would read as true) are refused
+    demo: StrictBool = False  # a virtual ship with bot players
+    trace: StrictBool = True  # ask the ship for its raw samples (dashboard plots, CSV export)
+
+    @model_validator(mode="after")
+    def _items_of_the_game(self) -> TableConfig:
+        pieces = registry.kit(self.game).calibration.items
+        for name in self.items:
+            if name not in pieces:
+                raise ValueError(
+                    f"items.{name[:40]}: not a piece of {self.game} (its pieces: "
+                    f"{', '.join(pieces)})"
+                )
+        return self
 
     @property
     def player_names(self) -> list[str]:

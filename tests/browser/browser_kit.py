@@ -7,6 +7,7 @@ import contextlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,11 +28,15 @@ CHROMIUM_ARGS = [
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 SCREEN = {"viewport": {"width": 1440, "height": 960}}
 WAIT_MS = 20_000
+POLL_MS = 50  # how often a wait asks the page again
 
 
 @contextmanager
 def chromium() -> Iterator:
-    """A headless Chromium; skips without it locally, fails under CI (tests/conftest.py)."""
+    """A headless Chromium; skips without it locally, fails under CI (tests/conftest.py).
+
+    Every page it opens is watched for Content Security Policy violations (Chromium reports
+    each on the page's console): a test that saw one fails, naming it."""
     path = require_executable("chromium", "Debian: apt-get install chromium")
     from playwright.sync_api import expect, sync_playwright
 
@@ -40,13 +45,65 @@ def chromium() -> Iterator:
         browser = playwright.chromium.launch(
             executable_path=path, headless=True, args=CHROMIUM_ARGS
         )
+        violations = watch_csp(browser)
         try:
             yield browser
         except BaseException:
             keep_what_the_pages_showed(browser)
             raise
+        else:
+            assert violations == [], f"the pages broke their Content Security Policy: {violations}"
         finally:
             browser.close()
+
+
+def watch_csp(browser) -> list[str]:
+    """The CSP violations of every page `browser` opens from now on (a list that grows)."""
+    violations: list[str] = []
+
+    def on_console(message) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(f"{message.page.url if message.page else '?'}: {message.text}")
+
+    new_context = browser.new_context
+
+    def watched_context(**options):
+        context = new_context(**options)
+        context.on("console", on_console)
+        new_page = context.new_page
+
+        def polled_page():
+            page = new_page()
+            page.wait_for_function = polled_wait(page)
+            return page
+
+        context.new_page = polled_page
+        return context
+
+    browser.new_context = watched_context  # the tests open every page in a context of theirs
+    return violations
+
+
+def polled_wait(page):
+    """`page.wait_for_function` that works under the pages' CSP: playwright's own evaluates
+    its predicate with the page's `eval`, which `script-src 'self'` refuses; this one asks
+    through the DevTools protocol (`page.evaluate_handle`, outside the page's CSP) until the
+    expression holds, as often as playwright polls."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def wait_for_function(expression: str, arg=None, timeout: float | None = None, polling=None):
+        limit_s = (WAIT_MS if timeout is None else timeout) / 1000
+        deadline = time.monotonic() + limit_s
+        while True:
+            handle = page.evaluate_handle(expression, arg)
+            if handle.evaluate("value => !!value"):
+                return handle
+            handle.dispose()
+            if time.monotonic() > deadline:
+                raise PlaywrightTimeout(f"{expression[:300]} did not hold within {limit_s:g} s")
+            page.wait_for_timeout(POLL_MS)
+
+    return wait_for_function
 
 
 def keep_what_the_pages_showed(browser) -> None:

@@ -134,14 +134,21 @@ def test_offline_faults_flags_and_the_countdown_are_impossible_to_miss(
         expect(countdown).to_have_text(re.compile(r"^\d\.\d s$"))
         wait_until(page, "s.state.turn === 'bob'", timeout_ms=10_000)
         expect(countdown).to_be_hidden()
-        # a person takes the referee's last decision back, saying why (everyone sees it)
+        # the player whose turn the referee ended takes it back, saying why (everyone sees
+        # it); another seat may not
         phone.click(".undo summary")
-        phone.click('#undo-form button[type="submit"]')
-        expect(phone.locator("#error")).to_contain_text("say why")
         phone.fill("#undo-reason", "ann was still steadying the boat")
         phone.click('#undo-form button[type="submit"]')
+        expect(phone.locator("#error")).to_contain_text("only ann")
+        ann = browser.new_context(**PHONE).new_page()
+        ann.goto(f"{service.service.http_url}/seat/{seats['ann']}")
+        ann.click(".undo summary")
+        ann.click('#undo-form button[type="submit"]')
+        expect(ann.locator("#error")).to_contain_text("say why")
+        ann.fill("#undo-reason", "I was still steadying the boat")
+        ann.click('#undo-form button[type="submit"]')
         expect(page.locator("#feed")).to_contain_text(
-            "bob undid end_turn (ann was still steadying the boat)"
+            "ann undid end_turn (I was still steadying the boat)"
         )
         expect(page.locator("#phase .phase-title")).to_have_text("ann's turn")
         # a sensor fault and a ship gone offline

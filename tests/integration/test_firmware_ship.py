@@ -278,6 +278,15 @@ def test_bad_commands_are_refused_with_a_reason_and_change_nothing(mosquitto, ho
         host.wait_for(lambda: host.of(protocol.STATUS))
         calibration_before = (board.flash_dir / "calibration.json").read_text()
         config_before = (board.flash_dir / "config.json").read_text()
+        # mid-game (no maintenance) the ship never moves network, restarts or tares
+        for name, fields in (
+            ("set", {"key": "mqtt.url", "value": "mqtt://6.6.6.6:1883"}),
+            ("restart", {}),
+            ("tare", {}),
+        ):
+            refused = host.command(name, **fields)
+            assert refused["ok"] is False and "only in maintenance" in refused["error"]
+        assert host.command("maintenance", on=True)["ok"]  # as the calibration wizard does
         refusals = {
             b"{this is not json": (None, "not valid JSON"),
             b'{"cmd": "launch", "id": "x1"}': ("x1", "unknown command 'launch'"),
@@ -316,8 +325,10 @@ def test_calibration_commands_measure_save_and_answer(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(15)), calibration=None) as board:
         host.wait_for(lambda: host.of(protocol.STATUS))
         assert any("no calibration.json yet" in p for p in host.status()["problems"])
+        assert host.command("maintenance", on=True)["ok"]
         tared = host.command("tare")
-        assert tared["ok"] and set(tared["tare"]) == {f"z{z}" for z in range(1, 11)} | {"mat"}
+        assert tared["ok"], tared
+        assert set(tared["tare"]) == {f"z{z}" for z in range(1, 11)} | {"mat"}
         board.add_weight(4, 500.0)
         wait_weight(host, 4, 400.0)
         calibrated = host.command("calibrate", zone=4, grams=500)
@@ -327,7 +338,8 @@ def test_calibration_commands_measure_save_and_answer(mosquitto, host):
         board.add_weight(4, 3 * 11.8)
         wait_weight(host, 4, 30.0, below=40.0)
         weighed = host.command("weigh", item="boat", zone=4, count=3)
-        assert weighed["ok"] and weighed["grams"] == pytest.approx(11.8, abs=0.05)
+        assert weighed["ok"], weighed
+        assert weighed["grams"] == pytest.approx(11.8, abs=0.05)
         saved = json.loads((board.flash_dir / "calibration.json").read_text())
         assert saved["version"] == 1 and saved["items"]["boat"] == pytest.approx(11.8, abs=0.05)
         assert saved["zones"][3]["calibrated"] is True
@@ -436,6 +448,7 @@ def test_a_restart_command_reboots_with_a_new_boot_id(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(17))) as board:
         first = host.wait_for(lambda: host.of(protocol.STATUS))[0]
         assert first["reset_cause"] == "power on"
+        assert host.command("maintenance", on=True)["ok"]
         assert host.command("restart")["ok"]
         board.wait_for(lambda: board.boots == 2, timeout_s=CEILING_S)
         second = host.wait_for(

@@ -104,6 +104,10 @@ def test_a_pi_ship_publishes_what_an_esp32_ship_does_and_obeys_commands(
         assert weights["zones_g"][0] == pytest.approx(0.0, abs=0.2)
 
         # the host's commands: the firmware's own handling, result by result
+        host.command({"id": "c0", "cmd": "tare", "zones": [1]})
+        assert "only in maintenance" in host.result("c0")["error"]
+        host.command({"id": "m1", "cmd": "maintenance", "on": True})
+        assert host.result("m1")["ok"]
         host.command({"id": "c1", "cmd": "tare", "zones": [1]})
         tared = host.result("c1")
         assert tared["ok"], tared

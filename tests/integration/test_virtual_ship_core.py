@@ -1,6 +1,6 @@
 """The demo's virtual ship is the firmware's ship core (bosun.demo.virtual_ship): on a real
 broker it speaks and obeys as an ESP32 ship does, because it runs the same code — birth and
-status, numbered events, `led`, `trace`, `resend`, `restart` and refusals."""
+status, numbered events, `led`, `trace`, `resend`, `maintenance`, `restart` and refusals."""
 
 from __future__ import annotations
 
@@ -72,6 +72,10 @@ def test_the_virtual_ship_speaks_and_obeys_as_the_firmware(running):
     assert not refused["ok"] and "zone" in refused["error"]
 
     old_boot = node.boot
+    host.command({"id": "x0", "cmd": "restart"})  # what changes the ship needs maintenance
+    assert "only in maintenance" in host.result("x0")["error"]
+    host.command({"id": "m1", "cmd": "maintenance", "on": True})
+    assert host.result("m1")["ok"]
     host.command({"id": "x1", "cmd": "restart"})
     assert host.result("x1")["ok"]
     reborn = host.wait_for(

@@ -265,10 +265,37 @@ def test_undo_takes_back_the_last_decision_with_a_reason():
     choose(t, ann=3, bob=8, cy=5)
     place(t, 8, "barrel", 100)
     with pytest.raises(Rejected, match="say why"):
-        t.on_input("ann", {"type": "undo"}, 200)
-    out = t.on_input("ann", {"type": "undo", "reason": "the barrel was knocked on by ann"}, 200)
+        t.on_input("bob", {"type": "undo"}, 200)
+    # bob's turn ended: only bob (or the operator) takes that back, never another seat
+    with pytest.raises(Rejected, match="only bob"):
+        t.on_input("ann", {"type": "undo", "reason": "I want another go"}, 200)
+    out = t.on_input("bob", {"type": "undo", "reason": "the barrel was knocked on by ann"}, 200)
     assert kinds(out, fx.UNDO)[0]["action"] == {"type": "end_turn", "player": "bob"}
+    assert kinds(out, fx.UNDO)[0]["by"] == "bob"
     assert t.view["turn"] == "bob" and t.view["pieces_loaded"] == 1
+
+
+def test_the_operator_undoes_anyones_action_and_a_shift_only_they_may():
+    t = table()
+    choose(t, ann=3, bob=8, cy=5)
+    out = t.on_input("cy", {"type": "undo", "reason": "bob asked", "operator": True}, 200)
+    assert kinds(out, fx.UNDO)[0] == {
+        "action": {"type": "card", "player": "cy", "value": 5},
+        "reason": "bob asked",
+        "by": "the operator",
+    }
+    assert "the operator undid card (bob asked)" in kinds(out, fx.FEED)[0]["text"]
+    choose(t, cy=5)
+    t = table(settle_s=3)  # RR13: a shift names nobody: only the operator takes it back
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "barrel", 100)
+    t.on_ship_event({"type": "leaving", "grams": 6.0, "zones": [8]}, 500)
+    t.on_ship_event({"type": "shift", "from": 8, "to": 3, "grams": 6.1}, 800)
+    for seat in ("ann", "bob", "cy"):
+        with pytest.raises(Rejected, match="only the operator can undo the referee's shift"):
+            t.on_input(seat, {"type": "undo", "reason": "it was not a shift"}, 900)
+    out = t.on_input("bob", {"type": "undo", "reason": "it was not", "operator": True}, 900)
+    assert kinds(out, fx.UNDO)[0]["action"]["type"] == "shift"
 
 
 def test_an_offline_ship_pauses_the_table_and_resumes():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import stat
 
 import pytest
 
@@ -52,3 +54,28 @@ def test_demo_refuses_a_firmware_harbour(tmp_path, monkeypatch, capsys):
     assert main(["demo", "--firmware", "--game", "montego-bay"]) == 2
     assert "--firmware runs Riff Raff ships" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # nothing was started or written
+
+
+def test_the_operator_key_file_is_owner_only_new_or_old(tmp_path, monkeypatch):
+    from bosun.commands.run import operator_key
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BOSUN_OPERATOR_KEY", raising=False)
+    before = os.umask(0o022)  # the usual shell's: careless files come out 0644
+    try:
+        key = operator_key()
+        assert stat.S_IMODE((tmp_path / "bosun.key").stat().st_mode) == 0o600
+        assert (tmp_path / "bosun.key").read_text() == key + "\n" and len(key) >= 16
+        (tmp_path / "bosun.key").chmod(0o644)  # made by an older bosun
+        assert operator_key() == key
+        assert stat.S_IMODE((tmp_path / "bosun.key").stat().st_mode) == 0o600
+    finally:
+        os.umask(before)
+
+
+def test_demo_on_a_damaged_store_says_so_in_one_line(tmp_path, capsys):
+    damaged = tmp_path / "old.db"
+    damaged.write_bytes(b"not a store" * 100)
+    assert main(["demo", "--db", f"sqlite:///{damaged}", "--timeout", "10"]) == 1
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "could not start" in said[0] and "not a database" in said[0], said

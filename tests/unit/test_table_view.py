@@ -12,6 +12,7 @@ from bosun.referee.runtime import TableRuntime
 from bosun.referee.view import TableView
 from bosun.store import Store
 from bosun.tables import TableConfig, default_seats
+from shipsense import protocol
 
 HOST = Path(__file__).resolve().parents[2] / "host" / "bosun"
 # What only the referee package may touch of a table: its runtime and what it is made of.
@@ -105,10 +106,17 @@ def test_a_new_game_takes_only_its_games_options_and_old_links_lead_on(table):
 
 
 def test_the_wizard_measures_through_the_view(table):
-    command_id = table.send_command({"cmd": "tare"})
-    assert table.result(command_id) is None
+    # while a game is refereed the ship is never tared, calibrated, reconfigured or restarted
+    for command in ({"cmd": "tare"}, {"cmd": "set", "key": "mqtt.url", "value": "mqtt://x"}):
+        with pytest.raises(protocol.CommandError, match="only from the calibration wizard"):
+            table.send_command(command)
     table.set_calibrating(True)
     assert table.calibrating and table.snapshot()["calibrating"]
+    command_id = table.send_command({"cmd": "tare"})
+    assert table.result(command_id) is None
+    # the ship is put in maintenance with the wizard, and again before each measurement
+    commands = [m["cmd"] for topic, m in table._runtime.link.publisher.sent if "cmd" in topic]  # noqa: SLF001
+    assert commands[-3:] == ["maintenance", "maintenance", "tare"]
     assert table.use_item_grams({"rat": 2.7})["rat"] == 2.7
     assert table.item_grams()["rat"] == 2.7 and table.item_grams()["boat"] == 11.8
     assert table.describe() == "real ship" and table.virtual is None

@@ -47,6 +47,21 @@ def test_rr12_a_table_may_box_every_caught_piece(tmp_path):
         (GOOD + 'captain = "zed"\n', "not seated"),
         (GOOD + "wheels = 4\n", "wheels"),
         (GOOD.replace("settle_s = 3", 'own_catch = "keep"'), "own_catch"),
+        # item weights: finite, above zero, and only the game's own pieces (RR2)
+        (GOOD + "items = { rat = nan }\n", r"items\.rat: .*finite"),
+        (GOOD + "items = { boat = inf }\n", r"items\.boat: .*finite"),
+        (GOOD + "items = { barrel = -inf }\n", r"items\.barrel: .*finite"),
+        (GOOD + "items = { rat = -2.6 }\n", r"items\.rat: .*greater than 0"),
+        (GOOD + "items = { rat = 0 }\n", r"items\.rat: .*greater than 0"),
+        (GOOD + "items = { rat = 5000 }\n", r"items\.rat: .*less than or equal to 1000"),
+        (GOOD + 'items = { rat = "2.6" }\n', r"items\.rat: .*number"),
+        (GOOD + "items = { rat = true }\n", r"items\.rat: .*number"),
+        (GOOD + "items = { parrot = 4.0 }\n", r"items\.parrot: not a piece of riffraff"),
+        # flags are true or false, nothing that merely looks like one
+        (GOOD + 'trace = "yes"\n', r"trace: .*boolean"),
+        (GOOD + 'trace = "false"\n', r"trace: .*boolean"),
+        (GOOD + "demo = 1\n", r"demo: .*boolean"),
+        (GOOD + '[home_assistant]\nenabled = "yes"\n', r"home_assistant\.enabled: .*boolean"),
     ],
 )
 def test_a_bad_file_names_what_is_wrong(tmp_path, text, complaint):
@@ -68,3 +83,8 @@ def test_calibrated_items_are_written_back_keeping_comments(tmp_path):
     assert table.items == {"rat": 2.61, "boat": 11.8}
     with pytest.raises(TableConfigError, match="no table 'door'"):
         save_table_items(path, "door", {"rat": 2.6})
+
+
+def test_calibrated_weights_of_the_games_own_pieces_load(tmp_path):
+    (table,) = load_tables(write(tmp_path, GOOD + "items = { rat = 2.6, boat = 12 }\n"))
+    assert table.items == {"rat": 2.6, "boat": 12.0}

@@ -5,6 +5,15 @@ tare, calibrate and weigh measure for MEASURE_MS first and answer afterwards; th
 answer at once. Anything malformed, unknown or impossible is refused with the reason and
 changes nothing: calibration and config are changed in a copy, saved to flash, and only
 then put in use.
+
+Ships obey only the host (the broker lets nobody else publish a ship's commands), and even the
+host only in maintenance for what changes the game or the ship's network: tare, calibrate,
+weigh, set (wifi.*, mqtt.*, ...) and restart (`protocol.MAINTENANCE_COMMANDS`). Maintenance
+starts when the ship's maintenance button is pressed (config.json `maintenance_button`: a GPIO
+pulled low by the button, e.g. 0 for the DevKitC's BOOT button; null: none) or with
+`{"cmd": "maintenance", "on": true}`, which the host's calibration wizard sends; it ends with
+`"on": false`, at a restart, or by itself `protocol.MAINTENANCE_S` after it started or after
+its last maintenance command, so a forgotten wizard never leaves the ship open.
 """
 
 from shipcore import calibration, settings
@@ -52,11 +61,41 @@ class Measurement:
 class Commands:
     """Turns command payloads into actions on the ship and result messages."""
 
-    def __init__(self, ship):
+    def __init__(self, ship, button=None):
         self.ship = ship
+        self.clock = ship.clock  # MicroPython's time on the ESP32; the host's clock elsewhere
         self.measurement = None
         self.handled = 0
         self.refused = 0
+        self.maintenance_until_ms = None  # ticks_ms when maintenance ends; None: not in it
+        self._pressed_ms = None  # when the button was pressed (its interrupt), not yet taken
+        if button is None:
+            gpio = ship.config.get("maintenance_button") if hasattr(ship, "config") else None
+            if gpio is not None:
+                import machine
+
+                button = machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP)
+        if button is not None:
+            button.irq(handler=self._on_button, trigger=2)  # IRQ_FALLING: pressed (to ground)
+
+    def _on_button(self, _pin):
+        self._pressed_ms = self.clock.ticks_ms()  # a small int: nothing allocated in the interrupt
+
+    def in_maintenance(self, now_ms):
+        """True while the ship obeys the MAINTENANCE_COMMANDS (and the window is renewed)."""
+        pressed_ms = self._pressed_ms
+        if pressed_ms is not None:
+            self._pressed_ms = None
+            self.maintenance_until_ms = self.clock.ticks_add(
+                pressed_ms, protocol.MAINTENANCE_S * 1000
+            )
+        until = self.maintenance_until_ms
+        if until is None:
+            return False
+        if self.clock.ticks_diff(until, now_ms) <= 0:
+            self.maintenance_until_ms = None
+            return False
+        return True
 
     def _result(self, msg, ok, error=None, data=None):
         self.handled += 1
@@ -73,6 +112,16 @@ class Commands:
             self.refused += 1
             return protocol.result_message(error.cmd_id, error.name, False, error.problem)
         name = msg["cmd"]
+        if name in protocol.MAINTENANCE_COMMANDS:
+            if not self.in_maintenance(now_ms):
+                return self._result(
+                    msg,
+                    False,
+                    name + ": only in maintenance (press the ship's maintenance button, or "
+                    "calibrate from the host's wizard)",
+                )
+            # each one renews the window: a wizard in use never runs out
+            self.maintenance_until_ms = self.clock.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
         try:
             return getattr(self, "_" + name)(msg, now_ms)
         except Exception as error:  # a bug must not stop the ship: refuse and report it
@@ -251,6 +300,19 @@ class Commands:
     def _status(self, msg, now_ms):
         self.ship.status_due_ms = now_ms
         return self._result(msg, True)
+
+    def _maintenance(self, msg, now_ms):
+        if msg["on"]:
+            self.maintenance_until_ms = self.clock.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
+        else:
+            self.maintenance_until_ms = None
+            self._pressed_ms = None
+        return self._result(
+            msg,
+            True,
+            None,
+            {"on": msg["on"], "seconds": protocol.MAINTENANCE_S if msg["on"] else 0},
+        )
 
     def _restart(self, msg, now_ms):
         self.ship.restart_at_ms = self.ship.clock.ticks_add(now_ms, 300)

@@ -10,7 +10,8 @@ Fields (defaults in DEFAULTS):
   table            table id, the topic root is bosun/<table>/
   link             "mqtt" (WiFi) or "serial" (JSON lines on the USB port, `bosun bridge`)
   wifi.ssid, wifi.password
-  mqtt.url         mqtt://host[:port]; mqtt.user, mqtt.password (null for anonymous);
+  mqtt.url         mqtt://host[:port], or mqtts://host[:port] (TLS) with mqtt.ca, the PEM
+                   certificate of the CA that signed the broker's; mqtt.user, mqtt.password;
                    mqtt.keepalive_s (the broker fires the last will after 1.5x this);
                    mqtt.backoff_max_s (longest wait between reconnect attempts)
   pins             the wiring, binding for the schematic: hx711_sck, hx711_dout (one GPIO a
@@ -24,6 +25,8 @@ Fields (defaults in DEFAULTS):
   leds.count, leds.brightness (0-1), leds.zones {"1": [led indexes], ...}
   weights_interval_ms, status_interval_s, trace, trace_batch, outbox_size, watchdog_ms,
   piezo_debounce_ms, default_counts_per_g (the scale used before any calibration)
+  maintenance_button  a GPIO the ship's maintenance button pulls low (0 = the DevKitC's
+                   BOOT button), or null; see commands.py for what maintenance allows
 """
 
 import json
@@ -64,6 +67,7 @@ DEFAULTS = {
         "url": "mqtt://192.168.1.10:1883",
         "user": None,
         "password": None,
+        "ca": None,
         "keepalive_s": 15,
         "backoff_max_s": 15,
     },
@@ -77,6 +81,7 @@ DEFAULTS = {
     "weights_interval_ms": 1000,
     "status_interval_s": 10,
     "trace": False,
+    "maintenance_button": None,
     "trace_batch": 20,
     "outbox_size": 128,
     "watchdog_ms": 8000,
@@ -106,16 +111,23 @@ def _copy(value):
     return value
 
 
+def uses_tls(url):
+    """True for an `mqtts://` broker (TLS, verified against `mqtt.ca`)."""
+    return isinstance(url, str) and url.startswith("mqtts://")
+
+
 def parse_mqtt_url(url):
-    """(host, port) of `mqtt://host[:port]`; ValueError naming what is wrong."""
-    if not isinstance(url, str) or not url.startswith("mqtt://"):
-        raise ValueError(f"must look like mqtt://host:1883, not {url!r}")
-    rest = url[7:].rstrip("/")
+    """(host, port) of `mqtt://host[:port]` or `mqtts://host[:port]` (TLS, port 8883 unless
+    given); ValueError naming what is wrong."""
+    tls = uses_tls(url)
+    if not isinstance(url, str) or not (tls or url.startswith("mqtt://")):
+        raise ValueError(f"must look like mqtt://host:1883 or mqtts://host:8883, not {url!r}")
+    rest = url[8 if tls else 7 :].rstrip("/")
     if "@" in rest:
         raise ValueError("must not hold credentials: put them in mqtt.user and mqtt.password")
     if "/" in rest or not rest:
         raise ValueError(f"must be mqtt://host or mqtt://host:port, not {url!r}")
-    host, port = rest, 1883
+    host, port = rest, 8883 if tls else 1883
     if ":" in rest:
         host, _, port_text = rest.rpartition(":")
         try:
@@ -249,6 +261,18 @@ def check(raw, board=ESP32):
     nullable_text = lambda v: v is None or (isinstance(v, str) and len(v) <= 64)  # noqa: E731
     c.field("mqtt.user", nullable_text, "text or null")
     c.field("mqtt.password", nullable_text, "text or null")
+
+    # the CA that signed the broker's certificate (PEM, as `bosun ship add --tls` writes it)
+    def ca_ok(value):
+        return value is None or (
+            isinstance(value, str) and "BEGIN CERTIFICATE" in value and len(value) <= 4096
+        )
+
+    c.field("mqtt.ca", ca_ok, "a PEM certificate or null")
+    if uses_tls(c.config["mqtt"]["url"]) and c.config["mqtt"]["ca"] is None:
+        c.problems.append(
+            "config.json: mqtt.url is mqtts:// but mqtt.ca is missing: not connecting"
+        )
     c.field("mqtt.keepalive_s", lambda v: is_int(v) and 5 <= v <= 600, "whole seconds 5-600")
     c.field("mqtt.backoff_max_s", lambda v: is_number(v) and 1 <= v <= 300, "seconds 1-300")
 
@@ -286,6 +310,11 @@ def check(raw, board=ESP32):
     c.field("weights_interval_ms", lambda v: is_int(v) and 100 <= v <= 60000, "ms 100-60000")
     c.field("status_interval_s", lambda v: is_int(v) and 1 <= v <= 3600, "seconds 1-3600")
     c.field("trace", lambda v: isinstance(v, bool), "true or false")
+    c.field(
+        "maintenance_button",
+        lambda v: v is None or (is_int(v) and v in ESP32_GPIOS),
+        "an ESP32 GPIO the button pulls low (0: the DevKitC's BOOT button) or null",
+    )
     c.field("trace_batch", lambda v: is_int(v) and 1 <= v <= 80, "samples 1-80")
     c.field("outbox_size", lambda v: is_int(v) and 16 <= v <= MAX_OUTBOX, "events 16-1024")
     c.field("watchdog_ms", lambda v: is_int(v) and 2000 <= v <= 60000, "ms 2000-60000")
@@ -390,6 +419,7 @@ def summary(config):
         "url": config["mqtt"]["url"],
         "user": config["mqtt"]["user"],
         "keepalive_s": config["mqtt"]["keepalive_s"],
+        "tls": uses_tls(config["mqtt"]["url"]),
     }
     shown.pop("leds", None)
     shown["leds"] = {"count": config["leds"]["count"], "brightness": config["leds"]["brightness"]}

@@ -21,7 +21,8 @@ Topics (under `bosun/<table>/`; `topic(table, name)` builds the full name):
 - `ship/trace` QoS0, opt-in: `{"boot", "columns": TRACE_COLUMNS, "rows": [[t_ms, z1.., table_g,
   impact], ..]}`, a batch of raw calibrated samples in the Trace CSV's column order.
 - `ship/cmd` QoS1 host to ship: `{"cmd": name, "id": optional str|int, ...fields}`; see
-  `COMMAND_FIELDS`. Unknown fields, names or values are refused, never half-applied.
+  `COMMAND_FIELDS`. Unknown fields, names or values are refused, never half-applied; the
+  `MAINTENANCE_COMMANDS` are refused unless the ship is in maintenance.
 - `ship/result` QoS1 ship to host: exactly one per command received, `{"id", "cmd", "ok",
   "error": null|"what was wrong", ...data}`; `id` and `cmd` echo the command (null when the
   payload was too broken to tell).
@@ -131,8 +132,15 @@ COMMAND_FIELDS = {
     "trace": {"on": ("bool", True)},
     "status": {},
     "restart": {},
+    "maintenance": {"on": ("bool", True)},
 }
 COMMAND_NAMES = tuple(sorted(COMMAND_FIELDS))
+# Commands that change what the ship measures, where it connects, or restart it: a ship obeys
+# them only in maintenance (its button pressed, or `maintenance` on from the host's calibration
+# wizard; it ends by itself after MAINTENANCE_S without one of them), and the host sends them
+# only from the wizard, never while a game is refereed.
+MAINTENANCE_COMMANDS = ("tare", "calibrate", "weigh", "set", "restart")
+MAINTENANCE_S = 600
 # LED shows -> the fields each one needs.
 LED_NEEDS = {
     "off": (),

@@ -20,10 +20,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlparse
 
 import paho.mqtt.client as mqtt
 
+from bosun.bus import access as broker_access
+from bosun.bus.access import BrokerAccess
 from bosun.bus.limits import CappedCounter
 from shipsense import protocol
 
@@ -134,15 +135,11 @@ def send_without_delay(client: mqtt.Client) -> None:
 
 
 def parse_broker_url(url: str) -> tuple[str, int]:
-    """(host, port) of mqtt://host[:port] (tcp:// too); ValueError saying what is wrong."""
-    parsed = urlparse(url)
-    if parsed.scheme not in ("mqtt", "tcp") or not parsed.hostname:
-        raise ValueError(f"broker URL {url!r} must look like mqtt://host:1883")
-    try:
-        port = parsed.port or 1883
-    except ValueError:
-        raise ValueError(f"broker URL {url!r} has a bad port (1-65535)") from None
-    return parsed.hostname, port
+    """(host, port) of mqtt[s]://[user[:password]@]host[:port]; ValueError saying what is
+    wrong (never the password). `bosun.bus.access` has the whole of it, and refuses passwords
+    in URLs given on a command line."""
+    access = broker_access.parse_broker_url(url, allow_password=True)
+    return access.host, access.port
 
 
 def ship_topic_parts(topic: str) -> tuple[str, str] | None:
@@ -163,9 +160,13 @@ class ClientThread:
     its client was still connecting) wins: the client then never connects.
     """
 
-    def __init__(self, client: mqtt.Client, host: str, port: int, keepalive_s: int) -> None:
+    def __init__(
+        self, client: mqtt.Client, broker: BrokerAccess | tuple[str, int], keepalive_s: int
+    ) -> None:
         self.client = client
-        self._address = (host, port, keepalive_s)
+        access = broker_access.as_access(broker)
+        access.configure(client)
+        self._address = (access.host, access.port, keepalive_s)
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -194,13 +195,18 @@ class MqttBus:
         loop: asyncio.AbstractEventLoop,
         sink: ShipMessageSink,
         on_dropped: DropSink | None = None,
+        access: BrokerAccess | None = None,
     ) -> None:
-        self.host, self.port = parse_broker_url(url)
-        self.url = url
+        # `access` carries the password and TLS; `url` alone is an anonymous broker
+        self.access = access if access is not None else broker_access.parse_broker_url(url)
+        self.host, self.port = self.access.host, self.access.port
+        self.url = self.access.url  # never the password: it goes in logs
         self._loop = loop
         self.inbox = ShipInbox(loop, sink, on_dropped)
         self._connected = threading.Event()
         self._stopping = False
+        self._refused: str | None = None  # why the broker said no, for a clear start error
+        self._answered = threading.Event()  # the broker accepted or refused bosun's login
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=f"bosun-referee-{id(self):x}",
@@ -211,12 +217,18 @@ class MqttBus:
         self.client.on_message = self._on_message
         self.client.reconnect_delay_set(min_delay=1, max_delay=10)
         self.client.max_queued_messages_set(10000)
+        self.access.configure(self.client)
 
     def start(self, timeout_s: float = 10.0) -> None:
         self.client.connect_async(self.host, self.port, keepalive=15)
         self.client.loop_start()
-        if not self._connected.wait(timeout_s):
+        self._answered.wait(timeout_s)
+        if not self._connected.is_set():
+            self._stopping = True
+            self.client.disconnect()
             self.client.loop_stop()
+            if self._refused is not None:
+                raise ConnectionError(f"the broker at {self.url} refused bosun: {self._refused}")
             raise ConnectionError(f"no MQTT broker answered at {self.url}")
 
     def stop(self) -> None:
@@ -234,12 +246,15 @@ class MqttBus:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            log.error("broker refused the connection: %s", reason_code)
+            self._refused = str(reason_code)
+            self._answered.set()
+            log.error("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         send_without_delay(client)
         # (Re)subscribe on every connect: a broker restart forgets subscriptions.
         client.subscribe(SUBSCRIPTIONS)
         self._connected.set()
+        self._answered.set()
         log.info("connected to the broker at %s", self.url)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:

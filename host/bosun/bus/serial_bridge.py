@@ -24,10 +24,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import serial
 
-from bosun.bus.mqtt import parse_broker_url
+from bosun.bus.access import BrokerAccess, parse_broker_url
 from shipsense import protocol, ship_messages
 
 RETRY_OPEN_S = 2.0
+WRITE_TIMEOUT_S = 2.0  # a line the ship does not take within this is dropped (and logged)
 
 
 class SerialBridge:
@@ -43,10 +44,13 @@ class SerialBridge:
         silence_s: float = 5.0,
         log: Callable[[str], None] = print,
         open_serial: Callable[..., Any] = serial.Serial,
+        access: BrokerAccess | None = None,
     ) -> None:
         self.port = port
         self.table = protocol.check_table_id(table)
-        self.host, self.mqtt_port = parse_broker_url(mqtt_url)
+        # `access` carries the ship's login and TLS (the bridge stands in for the ship)
+        self.access = access if access is not None else parse_broker_url(mqtt_url)
+        self.host, self.mqtt_port = self.access.host, self.access.port
         self.baudrate = baudrate
         self.hello_s = hello_s
         self.silence_s = silence_s
@@ -71,6 +75,7 @@ class SerialBridge:
             protocol.topic(self.table, protocol.STATUS), protocol.LWT_PAYLOAD, qos=1, retain=True
         )
         self.client.reconnect_delay_set(0.25, 5)
+        self.access.configure(self.client)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
@@ -82,7 +87,7 @@ class SerialBridge:
             self.log(f"bridge: the broker refused the connection: {reason_code}")
             return
         client.subscribe(protocol.topic(self.table, protocol.CMD), qos=1)
-        self.log(f"bridge: connected to mqtt://{self.host}:{self.mqtt_port}")
+        self.log(f"bridge: connected to {self.access.url}")
         self._write_line(protocol.LINK_HELLO, {})  # ask the ship for a fresh birth
 
     def _on_message(self, _client, _userdata, message) -> None:
@@ -116,8 +121,7 @@ class SerialBridge:
             if self._serial is None:
                 return
             try:
-                self._serial.write(line)
-                self._serial.flush()
+                self._serial.write(line)  # no flush(): tcdrain has no time limit
             except (serial.SerialException, OSError) as error:
                 self.log(f"bridge: writing to {self.port} failed: {error}")
 
@@ -172,13 +176,17 @@ class SerialBridge:
         """Forward until `stop()` (or Ctrl-C); returns the exit status."""
         self.client.connect_async(self.host, self.mqtt_port, keepalive=15)
         self.client.loop_start()
-        self.log(f"bridge: {self.port} <-> mqtt://{self.host}:{self.mqtt_port} table {self.table}")
+        self.log(f"bridge: {self.port} <-> {self.access.url} table {self.table}")
         said_waiting = False
         try:
             while not self._stop.is_set():
                 if self._serial is None:
                     try:
-                        opened = self._open_serial(self.port, self.baudrate, timeout=0.2)
+                        # a bounded write: a ship that stops reading must never hang the
+                        # MQTT thread that writes the host's commands (and with it the stop)
+                        opened = self._open_serial(
+                            self.port, self.baudrate, timeout=0.2, write_timeout=WRITE_TIMEOUT_S
+                        )
                     except (serial.SerialException, OSError) as error:
                         if not said_waiting:
                             self.log(f"bridge: cannot open {self.port} ({error}); retrying")
@@ -231,8 +239,8 @@ class SerialBridge:
     def _close(self) -> None:
         if self.client.is_connected():
             self._publish(protocol.STATUS, protocol.LWT).wait_for_publish(2)
+        self.client.disconnect()  # first: it wakes the network thread that loop_stop joins
         self.client.loop_stop()
-        self.client.disconnect()
         with self._write_lock:
             if self._serial is not None:
                 self._serial.close()

@@ -41,11 +41,43 @@ def number(low: float, high: float, unit: str = "") -> Callable[[str], float]:
 
 
 def broker_url(text: str) -> str:
-    """An MQTT broker's URL, mqtt://host[:port]."""
-    from bosun.bus.mqtt import parse_broker_url
+    """An MQTT broker's URL, mqtt[s]://[user@]host[:port] (never a password: it would be on
+    the command line)."""
+    from bosun.bus.access import parse_broker_url
 
     try:
         parse_broker_url(text)
     except ValueError as why:
         raise argparse.ArgumentTypeError(str(why)) from None
     return text
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """ADDR:PORT (or PORT alone: every address) to listen on, e.g. 0.0.0.0:1883."""
+    host, sep, port_text = text.rpartition(":")
+    host = host.strip("[]") if sep else "0.0.0.0"
+    port = whole_number(1, 65535)(port_text)
+    if not host:
+        raise argparse.ArgumentTypeError(f"{text!r} must look like ADDR:PORT, e.g. 0.0.0.0:1883")
+    return host, port
+
+
+def add_broker_arguments(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    """--mqtt URL, --mqtt-password-file FILE, --mqtt-ca FILE: any broker, never a password
+    on the command line."""
+    p.add_argument(
+        "--mqtt",
+        type=broker_url,
+        default=default,
+        metavar="URL",
+        help="use this broker: mqtt://[user@]host:1883 or mqtts://user@host:8883",
+    )
+    p.add_argument(
+        "--mqtt-password-file",
+        metavar="FILE",
+        default=None,
+        help="the broker user's password, on the file's first line (else $BOSUN_MQTT_PASSWORD)",
+    )
+    p.add_argument(
+        "--mqtt-ca", metavar="FILE", default=None, help="the CA to trust for mqtts:// (PEM)"
+    )

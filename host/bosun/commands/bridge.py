@@ -6,8 +6,10 @@ import argparse
 import signal
 import sys
 
+from bosun.bus.access import broker_access
+from bosun.bus.credentials import CREDENTIALS_FILE, BrokerCredentials, CredentialsError
 from bosun.bus.serial_bridge import SerialBridge
-from bosun.commands.argtypes import broker_url, whole_number
+from bosun.commands.argtypes import add_broker_arguments, whole_number
 from shipsense import protocol
 
 
@@ -22,13 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--serial", required=True, metavar="PORT", help="e.g. /dev/ttyUSB0")
     p.add_argument("--table", required=True, metavar="ID", help="the ship's table id")
-    p.add_argument(
-        "--mqtt",
-        type=broker_url,
-        default="mqtt://127.0.0.1:1883",
-        metavar="URL",
-        help="broker (mqtt://host:port)",
-    )
+    add_broker_arguments(p, default="mqtt://127.0.0.1:1883")
     p.add_argument(
         "--baud",
         type=whole_number(300, 4_000_000),
@@ -44,8 +40,23 @@ def run(args: argparse.Namespace) -> int:
     except protocol.ProtocolError as error:
         print(f"bosun bridge: {error}", file=sys.stderr)
         return 2
+    try:
+        access = broker_access(args.mqtt, args.mqtt_password_file, args.mqtt_ca)
+        if access.user is None and CREDENTIALS_FILE.exists():
+            # beside a bosun that paired this ship: log in as the ship (bosun ship add)
+            credential = BrokerCredentials(CREDENTIALS_FILE).for_table(args.table)
+            if credential is not None:
+                access = access.with_login(credential.user, credential.password)
+    except (ValueError, CredentialsError) as error:
+        print(f"bosun bridge: {error}", file=sys.stderr)
+        return 2
     bridge = SerialBridge(
-        args.serial, args.table, args.mqtt, args.baud, log=lambda line: print(line, flush=True)
+        args.serial,
+        args.table,
+        access.url,
+        args.baud,
+        log=lambda line: print(line, flush=True),
+        access=access,
     )
     signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
     return bridge.run()

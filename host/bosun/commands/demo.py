@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from bosun.commands.argtypes import broker_url, number, whole_number
 from bosun.games import registry
 from bosun.service import Service, ServiceOptions
+from bosun.store import StoreError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,7 +97,12 @@ async def play(args: argparse.Namespace, options: ServiceOptions) -> int:
 
     console = Console(stderr=True)
     service = Service(options)
-    await service.start()
+    try:
+        await service.start()
+    except (OSError, ConnectionError, ValueError, RuntimeError, StoreError) as why:
+        # one line, however long: e.g. a damaged --db
+        console.print(f"[red]bosun demo: could not start:[/] {why}", soft_wrap=True)
+        return 1
     tables = []
     try:
         try:

@@ -14,13 +14,17 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bosun.commands.argtypes import broker_url, whole_number
+from bosun.bus.access import broker_access, lan_address
+from bosun.bus.credentials import CREDENTIALS_FILE
+from bosun.commands.argtypes import add_broker_arguments, listen_address, whole_number
 from bosun.service import Service, ServiceOptions
-from bosun.store import default_db_url
+from bosun.store import StoreError, default_db_url
 from bosun.tables import TableConfigError, TablesFile, load_tables_file
 
 DEFAULT_TABLES_FILE = Path("bosun.toml")
 OPERATOR_KEY_FILE = Path("bosun.key")
+SHIPS_PORT = 1883  # where real ships find the broker unless --ships says otherwise
+SHIPS_TLS_PORT = 8883
 
 
 def operator_key() -> str:
@@ -28,10 +32,14 @@ def operator_key() -> str:
     if key := os.environ.get("BOSUN_OPERATOR_KEY"):
         return key
     if OPERATOR_KEY_FILE.exists():
+        if OPERATOR_KEY_FILE.stat().st_mode & 0o077:  # made by an older bosun: owner-only now
+            OPERATOR_KEY_FILE.chmod(0o600)
         return OPERATOR_KEY_FILE.read_text().strip()
     key = secrets.token_urlsafe(12)
-    OPERATOR_KEY_FILE.touch(mode=0o600)
-    OPERATOR_KEY_FILE.write_text(key + "\n")
+    # created owner-only from the first byte (umask cannot widen it; no window at 0644)
+    descriptor = os.open(OPERATOR_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(key + "\n")
     return key
 
 
@@ -48,8 +56,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", default=None, help="store URL (default: sqlite:///bosun.db or $BOSUN_DB)"
     )
+    add_broker_arguments(p)
     p.add_argument(
-        "--mqtt", type=broker_url, default=None, help="use this broker, e.g. mqtt://host:1883"
+        "--ships",
+        type=listen_address,
+        default=None,
+        metavar="ADDR:PORT",
+        help=f"where bosun's broker listens for ships (default 0.0.0.0:{SHIPS_PORT}, "
+        f"{SHIPS_TLS_PORT} with --ships-tls, when bosun.toml has tables; loopback only for "
+        "virtual tables)",
+    )
+    p.add_argument(
+        "--ships-tls",
+        action="store_true",
+        help="ships connect with TLS (mqtts), verifying the CA bosun makes (bosun ship add --tls)",
     )
     p.add_argument(
         "--host", default="127.0.0.1", help="web address to listen on (0.0.0.0 for phones)"
@@ -109,14 +129,31 @@ def run(args: argparse.Namespace) -> int:
     if args.home_assistant:
         home_assistant = home_assistant.model_copy(update={"enabled": True})
     tables_file = args.tables or (DEFAULT_TABLES_FILE if DEFAULT_TABLES_FILE.exists() else None)
+    access = None
+    if args.mqtt is not None:
+        try:
+            access = broker_access(args.mqtt, args.mqtt_password_file, args.mqtt_ca)
+        except ValueError as why:
+            console.print(f"[red]bosun run:[/] {why}")
+            return 2
+    elif args.mqtt_password_file or args.mqtt_ca:
+        console.print("[red]bosun run:[/] --mqtt-password-file and --mqtt-ca go with --mqtt URL")
+        return 2
+    default_port = SHIPS_TLS_PORT if args.ships_tls else SHIPS_PORT
+    ships = args.ships or (("0.0.0.0", default_port) if tables else None)
     options = ServiceOptions(
         tables=tables,
         db_url=args.db or default_db_url(),
-        mqtt_url=args.mqtt,
+        mqtt_url=access.url if access else None,
+        mqtt_password=access.password if access else None,
+        mqtt_ca_file=access.ca_file if access else None,
         http_host=args.host,
         http_port=args.port,
         operator_key=operator_key(),
         tables_file=str(tables_file) if tables_file and tables else None,
+        ships_listener=ships,
+        credentials_file=str(CREDENTIALS_FILE),
+        ships_tls=args.ships_tls,
         home_assistant=home_assistant,
     )
     demo_tables = args.demo or (2 if args.firmware else 0)
@@ -142,8 +179,10 @@ async def serve(
             await add_virtual_tables(service, demo_tables, game=first, firmware=int(firmware))
             for n, game in enumerate(others):  # and one table of every other game beside them
                 await add_virtual_tables(service, 1, game=game, first=demo_tables + n + 1)
-    except (OSError, ConnectionError, ValueError, RuntimeError) as why:
-        # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot
+    except (OSError, ConnectionError, ValueError, RuntimeError, StoreError) as why:
+        # RuntimeError: no MicroPython for --firmware, or the virtual board did not boot;
+        # StoreError: a damaged or empty store (nothing else has started yet); ValueError
+        # also a broken credentials file (bosun.ships.json)
         console.print(f"[red]bosun run: could not start:[/] {why}")
         await service.stop()  # also the virtual tables that did start
         return 1
@@ -159,6 +198,16 @@ def announce(service: Service, console: Console) -> None:
     key = service.options.operator_key
     console.print("[bold]bosun is running[/]")
     console.print(f"  broker    {service.mqtt_url}  ({service.broker_kind})")
+    if service.ships_url:
+        ships = service.ships_url
+        if "://127." in ships:
+            why = "this computer only: virtual ships"
+        elif (lan := lan_address()) and "://0.0.0.0:" in ships:
+            ships = ships.replace("0.0.0.0", lan)
+            why = "on every address; pair a ship: bosun ship add TABLE"
+        else:
+            why = "pair a ship: bosun ship add TABLE"
+        console.print(f"  ships     {ships}  ({why})")
     console.print(f"  store     {service.options.db_url}")
     console.print(f"  web       {service.http_url}/?key={key}")
     console.print(f"  API       {service.http_url}/api/docs")
@@ -171,6 +220,12 @@ def announce(service: Service, console: Console) -> None:
     for table in service.tables.values():
         players = ", ".join(table.config.player_names)
         console.print(f"  table     {table.id}: {table.game} for {players} ({table.describe()})")
+    credentials = service.credentials
+    unpaired = [
+        t.id for t in service.tables.values() if credentials and not credentials.for_table(t.id)
+    ]
+    if unpaired and service.ships_url and "://127." not in service.ships_url:
+        console.print(f"  [yellow]not paired yet:[/] {', '.join(unpaired)} (bosun ship add TABLE)")
     console.print("Ctrl-C stops.")
     with contextlib.suppress(Exception):
         sys.stderr.flush()

@@ -9,9 +9,11 @@ time only (its MicroPython loop keeps the 80 SPS period), so a firmware table pl
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from bosun.board import ShipSource, VirtualBoard
+from bosun.bus.access import as_access
 from bosun.sim import ShipParams, VirtualShip
 
 # Rows the firmware must have read after a boot before hands go near the ship: the HX711s'
@@ -58,10 +60,15 @@ class BoardShipNode:
         self.params = ShipParams.draw(level, seed, rate_sps=80, table=table_sensor)
         self.source = ShipSource(VirtualShip(self.params, seed))
         self.items = self.source.ship.calibrated_item_grams()
+        access = as_access(broker)  # the ship's own login on bosun's broker, as config.json has it
+        login = {"user": access.user, "password": access.password, "ca": None}
+        if access.tls:
+            login["ca"] = Path(access.ca_file).read_text()
         self.board = VirtualBoard(
             table_id,
-            f"mqtt://{broker[0]}:{broker[1]}",
+            f"{'mqtts' if access.tls else 'mqtt'}://{access.host}:{access.port}",
             self.source,
+            config={"mqtt": login},
             drop_sensor=table_sensor,
             seed=seed,
         )  # calibration "matching": the firmware's calibration fits the cells, items included

@@ -93,18 +93,19 @@ async def add_virtual_table(
     kind = virtual_kind(kit.name)
     table_id = f"demo-{index + 1}"
     node_seed = f"{seed}/{index}"
+    ship_access = service.ship_access(table_id)  # a ship: its own login, as real ones
     if firmware:
         if not kind.firmware:
             raise ValueError(f"{kit.title} has no firmware table: its ship is simulated")
         if service.clock.scale != 1:
             raise ValueError("a firmware table runs at speed 1 (real time)")
-        node = BoardShipNode(table_id, service.broker_address, seed=node_seed)
+        node = BoardShipNode(table_id, ship_access, seed=node_seed)
     else:
         # (its core learns the empty ship first: ~80 samples, in a worker thread)
         node = await asyncio.to_thread(
             VirtualShipNode,
             table_id,
-            service.broker_address,
+            ship_access,
             seed=node_seed,
             scale=service.clock.scale,
             params=kind.ship(node_seed) if kind.ship is not None else None,
@@ -118,6 +119,7 @@ async def add_virtual_table(
         **kind.config,
     )
     view = service.add_table(config, fresh=True)
+    await service.ship_ready(table_id)
     # after the table exists, so its birth message is not a stranger's
     if firmware:  # MicroPython boots in a second or two: not on the event loop
         await asyncio.get_running_loop().run_in_executor(None, node.start)
@@ -129,7 +131,7 @@ async def add_virtual_table(
         node,
         service.http_url,
         service.options.operator_key,
-        service.broker_address,
+        service.host_access,  # the bots watch the game topics, which only the host may read
         seed=node_seed,
         style=style,
     )

@@ -67,7 +67,7 @@ class TableBots:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
-        self._network = ClientThread(self.client, broker[0], broker[1], keepalive_s=10)
+        self._network = ClientThread(self.client, broker, keepalive_s=10)
 
     # -- what each game's bots add -------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from bosun.board import analog
+from bosun.bus.access import BrokerAccess, as_access
 from bosun.bus.mqtt import ClientThread, send_without_delay
 from bosun.demo.hands import HandLoad, Hands
 from bosun.sim import ShipParams, VirtualShip
@@ -124,14 +125,17 @@ class VirtualShipNode:
     def __init__(
         self,
         table_id: str,
-        broker: tuple[str, int],
+        broker: BrokerAccess | tuple[str, int],
         seed: int | str = 0,
         table_sensor: str = "both",
         level: str = "normal",
         scale: float = 1.0,
         params: ShipParams | None = None,
     ) -> None:
-        """`params` replaces the ship drawn from `level` (e.g. `ShipParams.harbour`)."""
+        """`broker`: where the ship logs in (its own login on bosun's broker, as a real ship's
+        config.json has it); `params` replaces the ship drawn from `level` (e.g.
+        `ShipParams.harbour`)."""
+        access = as_access(broker)
         self.table_id = table_id
         self.scale = scale
         if params is None:
@@ -167,7 +171,12 @@ class VirtualShipNode:
         raw = {
             "table": table_id,
             "wifi": {"ssid": "virtual", "password": ""},  # (a ship without one uses serial)
-            "mqtt": {"url": f"mqtt://{broker[0]}:{broker[1]}"},
+            # (paho connects, with the same login: the core only shows it in its status)
+            "mqtt": {
+                "url": f"{'mqtts' if access.tls else 'mqtt'}://{access.host}:{access.port}",
+                "user": access.user,
+                "ca": Path(access.ca_file).read_text() if access.tls and access.ca_file else None,
+            },
             "sample_rate_hz": self.params.rate_sps,
             "drop_sensor": self.params.table,
             "weights_interval_ms": WEIGHTS_EVERY_MS,
@@ -188,7 +197,7 @@ class VirtualShipNode:
         self.client.will_set(self._topic(protocol.STATUS), protocol.LWT_PAYLOAD, qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
-        self._network = ClientThread(self.client, broker[0], broker[1], keepalive_s=10)
+        self._network = ClientThread(self.client, access, keepalive_s=10)
         self.core, self.bus = self._fresh(self.ship)
         self._restart = False
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlparse
 
 import paho.mqtt.client as mqtt
 
+from bosun.bus.access import BrokerAccess
 from bosun.bus.mqtt import ClientThread, parse_broker_url, send_without_delay
 from bosun.games import registry
 from bosun.home_assistant import discovery as ha
@@ -58,7 +59,11 @@ class HomeAssistant:
     """Publishes bosun's tables to Home Assistant by MQTT discovery (see the module)."""
 
     def __init__(
-        self, settings: HomeAssistantSettings, broker_url: str, loop: asyncio.AbstractEventLoop
+        self,
+        settings: HomeAssistantSettings,
+        broker_url: str,
+        loop: asyncio.AbstractEventLoop,
+        access: BrokerAccess | None = None,
     ) -> None:
         self.settings = settings
         self.url = broker_url
@@ -76,9 +81,11 @@ class HomeAssistant:
             client_id=f"bosun-home-assistant-{id(self):x}",
             protocol=mqtt.MQTTv311,
         )
-        parsed = urlparse(broker_url)
-        if parsed.username:
-            client.username_pw_set(unquote(parsed.username), unquote(parsed.password or ""))
+        if access is None:  # bosun.toml's broker URL may carry the login
+            parsed = urlparse(broker_url)
+            if parsed.username:
+                client.username_pw_set(unquote(parsed.username), unquote(parsed.password or ""))
+            access = BrokerAccess(host, port)
         client.will_set(ha.BRIDGE_STATUS, ha.OFFLINE, qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_message = self._on_message
@@ -86,7 +93,7 @@ class HomeAssistant:
         client.reconnect_delay_set(min_delay=1, max_delay=30)
         client.max_queued_messages_set(MAX_QUEUED)
         self.client = client
-        self._thread = ClientThread(client, host, port, KEEPALIVE_S)
+        self._thread = ClientThread(client, access, KEEPALIVE_S)  # TLS and bosun's login
         self.connected = threading.Event()
 
     # -- lifecycle -------------------------------------------------------------------------

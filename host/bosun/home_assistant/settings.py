@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from bosun.bus.mqtt import parse_broker_url
 
@@ -28,7 +28,7 @@ class HomeAssistantSettings(BaseModel):
     """Home Assistant's MQTT discovery: off unless `enabled` (or --home-assistant)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    enabled: bool = False
+    enabled: StrictBool = False  # true or false, not "yes" (bosun.toml's flags are strict)
     broker: Annotated[str, AfterValidator(_broker_url)] | None = None
     # Home Assistant's `discovery_prefix`: 1-4 topic levels of ASCII letters, digits, _ and -
     discovery_prefix: Annotated[

@@ -4,7 +4,8 @@ The file is the one the ESP32 reads (shipcore.settings: table, mqtt, zones, samp
 drop sensor, intervals ...), `set` commands save it the same way, and `pins` are BCM GPIO
 numbers of the Pi (0-27) instead of the ESP32's. What a Pi ship does not drive yet is said,
 not silently dropped: no LED strip (leds.count is read as 0), no piezo (a "piezo" or "both"
-drop sensor keeps only its mat), and the network is the Pi's own (wifi and link are unused).
+drop sensor keeps only its mat), no maintenance button (the host's `maintenance` command
+opens maintenance), and the network is the Pi's own (wifi and link are unused).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def load(path: str) -> tuple[dict, list[str]]:
     if config["leds"]["count"]:
         problems.append("a Pi ship drives no LED strip yet: leds.count is read as 0")
         config["leds"]["count"] = 0
+    if config["maintenance_button"] is not None:
+        problems.append("a Pi ship reads no maintenance button yet: maintenance_button is null")
+        config["maintenance_button"] = None
     if config["drop_sensor"] in ("piezo", "both"):
         problems.append(f"a Pi ship reads no piezo yet: drop_sensor {config['drop_sensor']!r}")
         config["drop_sensor"] = "mat" if config["drop_sensor"] == "both" else "none"

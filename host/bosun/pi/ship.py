@@ -22,6 +22,7 @@ import collections
 import contextlib
 import os
 import queue
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -84,6 +85,8 @@ class PahoLink:
         )
         if config["user"] is not None:
             self.client.username_pw_set(config["user"], config["password"])
+        if settings.uses_tls(url):  # mqtts://: the broker's certificate checked against mqtt.ca
+            self.client.tls_set_context(ssl.create_default_context(cadata=config["ca"]))
         self.client.will_set(self.topics[protocol.STATUS], protocol.LWT_PAYLOAD, qos=1, retain=True)
         self.client.max_inflight_messages_set(MAX_IN_FLIGHT)
         backoff_s = max(1, int(config["backoff_max_s"]))

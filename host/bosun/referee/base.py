@@ -49,6 +49,13 @@ def _sensor_name(event: dict[str, Any]) -> str:
     return str(event.get("sensor") or "a sensor")[:20]
 
 
+def acted_by(action: dict[str, Any]) -> str | None:
+    """The player who made `action`: a captain's decision names them in "by" (RR5, RR6), any
+    other action its "player" (a load or fall in their turn); None for the referee's own."""
+    who = action.get("by") or action.get("player")
+    return who if isinstance(who, str) else None
+
+
 class TableReferee:
     """The game-independent half of a table's referee."""
 
@@ -163,11 +170,21 @@ class TableReferee:
         if len(self.match.log) <= 1:
             raise Rejected("there is nothing to undo")
         undone = self.match.log[-1]
+        # Only the player who acted takes their action back, or the operator (the web sets
+        # "operator" only for a request made with the operator key): one seat cannot walk
+        # the others' game back.
+        by_operator = request.get("operator") is True
+        actor = acted_by(undone)
+        if not by_operator and actor != seat:
+            if actor is None:
+                raise Rejected(f"only the operator can undo the referee's {undone['type']}")
+            raise Rejected(f"only {actor} (it was theirs) or the operator can undo that")
+        who = "the operator" if by_operator else seat
         self._replay(self.match.log[:-1])
         self.undone()
         return [
-            Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": seat}),
-            feed(f"{seat} undid {undone['type']} ({reason.strip()})", level="warning"),
+            Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": who}),
+            feed(f"{who} undid {undone['type']} ({reason.strip()})", level="warning"),
             *self.prompt(),
         ]
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from bosun.games import registry
 from bosun.referee.runtime import TableRuntime
 from bosun.tables import TableConfig
+from shipsense import protocol
 
 FEED_SHOWN = 50  # feed lines in a snapshot
 RECENT_GAMES = 5  # a finished game's seat link leads on for this many games of its table
@@ -217,12 +218,25 @@ class TableView:
         return self._runtime.calibrating
 
     def set_calibrating(self, calibrating: bool) -> None:
-        """While calibrating, the ship's events are kept in the log but not refereed."""
+        """While calibrating, the ship's events are kept in the log but not refereed, and the
+        ship is in maintenance (it obeys tare, calibrate, ...; firmware commands.py)."""
         self._runtime.calibrating = calibrating
+        self._runtime.link.send({"cmd": "maintenance", "on": calibrating})
         self._runtime.notify()
 
     def send_command(self, command: dict[str, Any]) -> str:
-        """A command to the ship (protocol.CommandError if it is not one); its id."""
+        """A command to the ship (protocol.CommandError if it is not one, or if it changes
+        the ship while the game is refereed: only the calibration wizard sends those); its id."""
+        name = command.get("cmd") if isinstance(command, dict) else None
+        if name in protocol.MAINTENANCE_COMMANDS:
+            if not self._runtime.calibrating:
+                raise protocol.CommandError(
+                    f"{name} only from the calibration wizard, never while a game is refereed",
+                    command.get("id"),
+                    name,
+                )
+            # again before each: the ship may have restarted, or its maintenance run out
+            self._runtime.link.send({"cmd": "maintenance", "on": True})
         return self._runtime.link.send(command)
 
     def result(self, command_id: str) -> dict[str, Any] | None:

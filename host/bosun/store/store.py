@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -28,7 +29,7 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from bosun.games import Rejected, game_named
-from bosun.store import traces
+from bosun.store import sqlite_file, traces
 from bosun.store.models import entries, game_ends, games, trace_chunks
 from bosun.store.models import seats as seat_table
 from bosun.store.records import (
@@ -41,6 +42,8 @@ from bosun.store.records import (
 )
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# alembic keeps the migration under way in module globals: one migration at a time a process
+_MIGRATING = threading.Lock()
 SQLITE_BUSY_TIMEOUT_S = 10
 MAX_ID_CHARS = 64
 MAX_TOKEN_CHARS = 256
@@ -189,6 +192,20 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
     return engine
 
 
+def _build_sqlite_store(path: str) -> None:
+    """Migrate a new, empty SQLite file at `path` and fold its WAL into it (for
+    sqlite_file.check, which links it in under its real name)."""
+    engine = _sqlite_engine(database_url(path))
+    try:
+        Store(engine, path)._migrate()
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    except (sa.exc.SQLAlchemyError, sqlite3.Error) as err:
+        raise StoreError(f"cannot create the store: {_reason(err)}") from err
+    finally:
+        engine.dispose()
+
+
 # ---------------------------------------------------------------- the store
 
 
@@ -209,11 +226,7 @@ class Store:
         """Connect and migrate to the newest schema; `create=False` refuses a missing file."""
         sa_url = database_url(url)
         if sa_url.get_backend_name() == "sqlite":
-            path = Path(sa_url.database)
-            if not create and not path.is_file():
-                raise StoreError(f"{path}: no such database file")
-            if path.is_dir():
-                raise StoreError(f"{path} is a folder, not a database file")
+            sqlite_file.check(Path(sa_url.database), create, build=_build_sqlite_store)
             engine = _sqlite_engine(sa_url)
         else:
             engine = sa.create_engine(sa_url, json_serializer=_json_dumps, pool_pre_ping=True)
@@ -233,7 +246,7 @@ class Store:
     def _migrate(self) -> None:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self._write() as conn:
+        with _MIGRATING, self._write() as conn:
             if self.dialect == "postgresql":
                 # Two services opening one fresh database at once: one migrates, one waits.
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(727274011)")

@@ -18,7 +18,7 @@ from sse_starlette.sse import EventSourceResponse
 from bosun import bosun_version
 from bosun.games import Rejected
 from bosun.referee.view import TableView
-from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body
+from bosun.web.context import MAX_BODY_BYTES, ApiError, json_body, token_shaped
 from bosun.web.streams import LiveStreams, stream
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "create_api", "stream"]
@@ -46,7 +46,7 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
         return view
 
     def seat(token: str) -> tuple[TableView, str]:
-        if len(token) > 64:
+        if not token_shaped(token):
             raise ApiError(404, "unknown seat link")
         for view in tables.values():
             player = view.seat_of(token)
@@ -54,9 +54,12 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
                 return view, player
         raise ApiError(404, "unknown seat link: the game may have ended; ask for a new link")
 
-    def require_operator(request: Request) -> None:
+    def is_operator(request: Request) -> bool:
         given = request.headers.get("x-bosun-key") or request.query_params.get("key") or ""
-        if not secrets.compare_digest(given.encode(), operator_key.encode()):
+        return secrets.compare_digest(given.encode(), operator_key.encode())
+
+    def require_operator(request: Request) -> None:
+        if not is_operator(request):
             raise ApiError(403, "this needs the operator key printed by `bosun run`")
 
     @app.get("/api/health")
@@ -103,10 +106,29 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
         view, player = seat(token)
         return view.player_snapshot(player)
 
+    @app.post("/api/tables/{table_id}/undo")
+    async def operator_undo(table_id: str, request: Request) -> dict[str, Any]:
+        """The operator takes back the game's last action, whoever made it (a reason needed)."""
+        require_operator(request)
+        view = table(table_id)
+        body = await json_body(request)
+        seats = view.seat_tokens()
+        if not seats:
+            raise ApiError(409, "there is no game at this table")
+        undo = {"type": "undo", "reason": body.get("reason"), "operator": True}
+        try:  # through a seat: every input of a game is a seat's, the stored flag says whose
+            view.player_input(next(iter(seats.values())), undo)
+        except Rejected as why:
+            raise ApiError(409, str(why)) from None
+        return view.snapshot()
+
     @app.post("/api/seat/{token}")
     async def seat_act(token: str, request: Request) -> dict[str, Any]:
         view, _ = seat(token)
         body = await json_body(request)
+        body.pop("operator", None)  # only the operator key makes a request the operator's
+        if body.get("type") == "undo" and is_operator(request):
+            body["operator"] = True
         try:
             return view.player_input(token, body)
         except Rejected as why:

@@ -23,7 +23,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from bosun.games.registry import Calibration
 from bosun.referee.view import TableView
-from bosun.tables import TableConfigError, save_table_items
+from bosun.tables import MAX_ITEM_G, TableConfigError, save_table_items
 from bosun.web.api import stream
 from bosun.web.context import ApiError, WebContext, json_body, number, whole
 from shipsense import protocol
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 COMMAND_TIMEOUT_S = 10.0  # real seconds for the ship to answer a measuring command
 MAX_KNOWN_G = 5000.0
 MAX_PIECES_WEIGHED = 4
-MIN_ITEM_G, MAX_ITEM_G = 0.2, 1000.0
+MIN_ITEM_G = 0.2  # and at most tables.MAX_ITEM_G, which bosun.toml accepts back
 
 
 class CalibrationSession:
@@ -185,7 +185,7 @@ class CalibrationSession:
             self.message = {"level": "ok", "text": f"{where} calibrated"}
         elif pending["cmd"] == "weigh":
             grams = result.get("grams")
-            if not isinstance(grams, (int, float)) or not MIN_ITEM_G <= grams <= MAX_ITEM_G:
+            if type(grams) not in (int, float) or not MIN_ITEM_G <= grams <= MAX_ITEM_G:
                 self.message = {"level": "error", "text": f"the ship weighed {grams!r}: not kept"}
                 return
             self.items[pending["item"]] = round(float(grams), 2)

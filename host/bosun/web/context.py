@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,14 @@ from fastapi import Request
 from bosun.referee.view import TableView
 
 MAX_BODY_BYTES = 16 * 1024
+# A seat token is URL-safe base64 (secrets.token_urlsafe); anything else is no seat's and is
+# never compared (secrets.compare_digest raises on non-ASCII text).
+SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def token_shaped(token: object) -> bool:
+    """True if `token` could be a seat token: only such strings reach a comparison."""
+    return isinstance(token, str) and SEAT_TOKEN.fullmatch(token) is not None
 
 
 class ApiError(Exception):

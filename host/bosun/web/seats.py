@@ -17,9 +17,7 @@ import qrcode.image.svg
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from bosun.web.context import ApiError, WebContext
-
-MAX_TOKEN_CHARS = 64
+from bosun.web.context import ApiError, WebContext, token_shaped
 
 
 def seat_url(request: Request, token: str) -> str:
@@ -50,7 +48,7 @@ def qr_svg(text: str) -> bytes:
 
 def current_seat(ctx: WebContext, token: str):
     """(table view, player) of a seat token of a running game, or (None, None)."""
-    if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
+    if not token_shaped(token):
         return None, None
     for view in ctx.tables.values():
         player = view.seat_of(token)
@@ -66,7 +64,7 @@ async def follow_seat(ctx: WebContext, token: str) -> str | None:
     view, _ = current_seat(ctx, token)
     if view is not None:
         return token
-    if not isinstance(token, str) or not 1 <= len(token) <= MAX_TOKEN_CHARS:
+    if not token_shaped(token):
         return None
     for view in list(ctx.tables.values()):
         present, seats = view.game_id, view.seat_tokens()
