@@ -67,9 +67,9 @@ def test_the_virtual_ship_speaks_and_obeys_as_the_firmware(running):
     assert resent["ok"] and resent["resent"] == 1 and resent["missing"] == []
     host.wait_for(lambda: [e for e in host.of(protocol.EVENT) if e["seq"] == seq][1:])
 
-    host.command({"id": "bad", "cmd": "calibrate", "zone": 12, "grams": 100})
+    host.command({"id": "bad", "cmd": "led", "show": "prompt", "zone": 12, "color": [0, 0, 255]})
     refused = host.result("bad")
-    assert not refused["ok"] and "zone" in refused["error"]
+    assert not refused["ok"] and "zone" in refused["error"], refused
 
     old_boot = node.boot
     host.command({"id": "x0", "cmd": "restart"})  # what changes the ship needs maintenance

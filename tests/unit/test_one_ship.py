@@ -27,7 +27,7 @@ HOST = REPO / "host" / "bosun"
 PRODUCTION = ("referee", "games", "store", "bus", "web", "pi")
 SIMULATION = ("bosun.sim", "bosun.demo", "bosun.board")
 # The ship's command rules: defined in shipcore.commands and nowhere on the host.
-SHIP_RULES = ("MEASURE_MS", "STEADY_G", "STEADY_FRACTION", "MIN_COUNTS_PER_G", "MIN_ITEM_G")
+SHIP_RULES = ("MEASURE_MS", "STEADY_G", "STEADY_FRACTION", "MIN_COUNTS_PER_G")
 
 
 def _is_simulation(name: str) -> bool:

@@ -311,6 +311,8 @@ class PiShip:
             # close to the conversion: shorter naps (a conversion's data waits until the
             # next one, 12.5 ms), never a spin that would starve paho's thread
             time.sleep(0.001 if period_us - since_us > SLEEP_IF_AHEAD_US else 0.0002)
+        if stop.is_set():
+            return  # stopping: no train to read (a DOUT still high would read as -1)
         now_ns = time.perf_counter_ns()
         elapsed_us = (now_ns - self._last_ready_ns) // 1000
         self._last_ready_ns = now_ns
