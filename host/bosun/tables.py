@@ -28,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StringConstraints,
     ValidationError,
     model_validator,
@@ -85,6 +86,9 @@ class TableConfig(BaseModel):
     # true or false only: "yes", 1 or "false" (which would read as true) are refused
     demo: StrictBool = False  # a virtual ship with bot players
     trace: StrictBool = True  # ask the ship for its raw samples (dashboard plots, CSV export)
+    # Seconds a seat may think before its bot decides for it (0: never; unset: never at a
+    # real table, a minute for a person at a virtual one): bosun.referee.presence.
+    decision_s: StrictInt | None = Field(default=None, ge=0, le=3600)
 
     @model_validator(mode="after")
     def _items_of_the_game(self) -> TableConfig:

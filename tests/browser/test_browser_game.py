@@ -40,8 +40,8 @@ def table(mosquitto, tmp_path):
         service, _ = running
         # the game-over screen stays ~5 s (wall clock) before the next game starts by itself:
         # a test slowed by a crowded machine still sees it (0.7 s at this scale otherwise)
-        runtime = service.service.tables["demo-1"]
-        service.call(lambda: setattr(runtime, "next_game_after_s", 5.0 * SCALE))
+        view = service.service.tables["demo-1"]  # (an attribute set on the view did nothing)
+        service.call(lambda: view.play_on(5.0 * SCALE, None))
         yield running
 
 

@@ -57,6 +57,11 @@ def site(tmp_path_factory):
                 for player in service.seats("demo-2"):
                     service.call(lambda p=player: tables[1].claim(p, True))
                 key = {"key": service.key}
+                for table_id in ("demo-1", "demo-2"):  # people here think as long as tests need
+                    timer = service.http.post(
+                        f"/api/tables/{table_id}/decision-timer", params=key, json={"decision_s": 0}
+                    )
+                    assert timer.status_code == 200, timer.text
                 new = service.http.post("/api/tables/demo-1/games", params=key, json={})
                 assert new.status_code == 200, new.text
                 yield {"service": service, "finished": played["game_id"]}

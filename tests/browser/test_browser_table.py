@@ -195,6 +195,12 @@ def test_a_person_takes_a_seat_from_its_bot_and_keeps_it_through_reload_and_drop
         proxy.restore()
         expect(phone.locator("#link-state")).to_have_text("live")
         before = phone.evaluate("window.bosunLast.now_ms")
+        timer = service.http.post(  # a change at the table (the pages show the timer)
+            "/api/tables/demo-1/decision-timer",
+            params={"key": service.key},
+            json={"decision_s": 600},
+        )
+        assert timer.status_code == 200, timer.text
         phone.wait_for_function(f"window.bosunLast.now_ms > {before}")  # updates flow again
         assert last(phone)["you"] == "bob"
         # and the person can give the seat back to the bot

@@ -52,12 +52,14 @@ def with_virtual_table(
     firmware: int = 0,
     baseline: bool = False,
     start_timeout_s: float = CEILING_S,
+    decision_s: int | None = 0,
 ) -> Iterator[tuple[RunningService, Any]]:
     """The service with one virtual table, demo-1 (ann, bob, cy, or as `game` seats it): its
     ship or harbour on the broker and its bots. `people` hold their seats from the start
     (their bots never move). Yields once the ship is online, or with `baseline` once the
     detector has learnt the empty ship (a piece in its first half second reads as weight
-    leaving: people sit down a while after it boots)."""
+    leaving: people sit down a while after it boots). `decision_s`: the table's decision
+    timer (0, the tests' default: off; None: a virtual table's own, a minute)."""
     from bosun.demo.runner import add_virtual_tables
 
     with RunningService(options) as service:
@@ -68,6 +70,8 @@ def with_virtual_table(
             )
             for player in people:  # before the bots' first step
                 tables[0].claim(player, True)
+            if decision_s is not None:  # people in tests think as long as the test needs
+                service.service.tables["demo-1"].set_decision_timer(decision_s)
             return tables
 
         tables = asyncio.run_coroutine_threadsafe(start(), service.loop).result(start_timeout_s)

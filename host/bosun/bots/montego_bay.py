@@ -168,3 +168,9 @@ def _count(counts: dict[str, int], event: dict) -> None:
         counts["bumps"] += "bumped" in event or "pushed_back_from" in event
     elif kind == "order":
         counts["reshuffles"] += event["reshuffled"]
+
+
+def stand_in(rng: random.Random, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict:
+    """A seat's decision when its bot stands in for its person at a table (the decision
+    timer, the operator): bosun.referee.presence. `view` is the seat's own."""
+    return choose_decision(rng, view, legal, BotPolicy())

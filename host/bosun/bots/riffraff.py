@@ -137,3 +137,9 @@ def play_game(rng: random.Random, players: list[str], policy: BotPolicy) -> Game
         stats={"falls": falls, "caught": caught, "boxed": final["boxed"]},
         log=match.log,
     )
+
+
+def stand_in(rng: random.Random, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict:
+    """A seat's decision when its bot stands in for its person at a table (the decision
+    timer, the operator): bosun.referee.presence."""
+    return choose_decision(rng, legal, BotPolicy())

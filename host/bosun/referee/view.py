@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bosun.games import registry
+from bosun.games import Rejected, registry
+from bosun.referee.presence import MAX_DECISION_S, SeatWatch
 from bosun.referee.runtime import TableRuntime
 from bosun.tables import TableConfig
 from shipsense import protocol
@@ -56,6 +57,8 @@ class TableView:
     def __init__(self, runtime: TableRuntime) -> None:
         self._runtime = runtime
         self._virtual: VirtualTable | None = None
+        self._seats = SeatWatch(self, runtime)
+        runtime.listeners.add(self._seats.refresh)  # waiting decisions and the timer follow
 
     # -- which table -------------------------------------------------------------------------
 
@@ -106,10 +109,15 @@ class TableView:
         """Messages from the ship refused as malformed."""
         return self._runtime.link.refused
 
-    def snapshot(self) -> dict[str, Any]:
-        """The public picture of the table: never a secret card, never a seat token."""
+    def snapshot(self, grams: bool = True) -> dict[str, Any]:
+        """The public picture of the table: never a secret card, never a seat token. Without
+        `grams` the ship's readings are left out but for its faults: players see pieces, and
+        their pages' streams stay quiet while only the grams move."""
         runtime, referee = self._runtime, self._runtime.referee
         config, link = runtime.config, runtime.link
+        weights = link.weights
+        if not grams and weights is not None:
+            weights = {"faults": weights.get("faults", [])}
         return {
             "table": {
                 "id": config.id,
@@ -127,18 +135,19 @@ class TableView:
             "ship": {
                 "online": link.online,
                 "status": link.status,
-                "weights": link.weights,
+                "weights": weights,
                 # what the link refused, dropped above the rates or from a full inbox, gave up
                 "health": link.health(),
             },
             "feed": list(runtime.feed)[-FEED_SHOWN:],
+            "presence": self._seats.public(),
             "now_ms": runtime.clock.now_ms(),
         }
 
-    def player_snapshot(self, player: str) -> dict[str, Any]:
+    def player_snapshot(self, player: str, grams: bool = True) -> dict[str, Any]:
         """What `player`'s own page shows: the public picture with their own view of the game
         (their cards) and what they may do now."""
-        snapshot = self.snapshot()
+        snapshot = self.snapshot(grams)
         referee = self._runtime.referee
         snapshot["you"] = player
         snapshot["state"] = referee.player_view(player) if referee else None
@@ -199,7 +208,11 @@ class TableView:
         """Start a game now (the running one is abandoned) with the game's own options, as
         a person sent them; Rejected or ValueError say what is wrong."""
         chosen = self.kit.new_game_options(options)
-        return self._runtime.start_game(players=players, **chosen)
+        decision_s = chosen.pop("decision_s", None)
+        game_id = self._runtime.start_game(players=players, **chosen)
+        if decision_s is not None:
+            self.set_decision_timer(decision_s)
+        return game_id
 
     def start_game(self) -> str:
         """The next game, with the table's own players and choices."""
@@ -210,6 +223,47 @@ class TableView:
         reason for the player."""
         player = self._runtime.player_input(token, request)
         return self.player_snapshot(player)
+
+    # -- who is there: seat pages, waiting decisions, the decision timer, bots ----------------
+
+    def seat_page_opened(self, player: str) -> None:
+        """A page of `player`'s seat opened its live stream: the seat is present."""
+        self._seats.page_opened(player)
+
+    def seat_page_closed(self, player: str) -> None:
+        self._seats.page_closed(player)
+
+    def set_decision_timer(self, seconds: int) -> None:
+        """How long a seat may think before its bot decides (0: never); ValueError if wrong."""
+        if isinstance(seconds, bool) or not isinstance(seconds, int):
+            raise ValueError("decision_s must be a whole number of seconds")
+        if not 0 <= seconds <= MAX_DECISION_S:
+            raise ValueError(f"decision_s must be from 0 (off) to {MAX_DECISION_S} seconds")
+        if seconds != self._seats.timer_s:
+            self.note(f"decision timer: {f'{seconds} s' if seconds else 'off'}")
+        self._seats.decision_s = seconds
+        self._seats.timer_from_ms = self.now_ms()
+        self.changed()
+
+    def give_seat_to_bot(self, player: str, bot: bool = True) -> None:
+        """(operator) `player`'s seat is played by its bot from now on (or, at a real
+        table, by its person again); Rejected says why not."""
+        self._check_seat(player)
+        self._seats.give_to_bot(player, bot)
+
+    def decide_for(self, player: str) -> str:
+        """(operator) The seat's bot takes `player`'s waiting decision now; what it did, or
+        Rejected saying why it cannot (bosun.referee.presence)."""
+        self._check_seat(player)
+        return self._seats.stand_in(player, "the operator skipped the wait")
+
+    def _check_seat(self, player: str) -> None:
+        if player not in self._runtime.seats:
+            raise Rejected(f"no seat {player[:40]!r} in this game")
+
+    def note(self, text: str, level: str = "info") -> None:
+        """A line on the table's feed (not a game action: the game log is not touched)."""
+        self._runtime.feed.append({"at_ms": self.now_ms(), "level": level, "text": text})
 
     # -- the calibration wizard ----------------------------------------------------------------
 

@@ -77,7 +77,8 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
     @app.get("/api/tables/{table_id}/stream")
     async def table_stream(table_id: str, request: Request) -> EventSourceResponse:
         view = table(table_id)
-        return EventSourceResponse(stream(view, request, view.snapshot), ping=15)
+        grams = request.app.state.web.is_operator(request)  # players see pieces, not grams
+        return EventSourceResponse(stream(view, request, lambda: view.snapshot(grams)), ping=15)
 
     @app.get("/api/tables/{table_id}/seats")
     async def seat_links(table_id: str, request: Request) -> dict[str, Any]:
@@ -168,9 +169,10 @@ def create_api(tables: dict[str, TableView], operator_key: str) -> FastAPI:
             stream(
                 view,
                 request,
-                lambda: view.player_snapshot(player),
+                lambda: view.player_snapshot(player, grams=False),  # pieces, not grams
                 # a new game gives new seat links: this one no longer opens the seat
                 valid=lambda: view.seat_of(token) == player,
+                seat=player,  # while it is open the seat is present
             ),
             ping=15,
         )

@@ -17,9 +17,11 @@ from bosun.referee.view import TableView
 from bosun.web.api import create_api
 from bosun.web.calibration import CalibrationDesk, create_calibration_api
 from bosun.web.context import WebContext
+from bosun.web.game_steps import create_steps_api
 from bosun.web.guard import RequestGuard
 from bosun.web.history import GameArchive, create_history_api
 from bosun.web.pages import create_pages
+from bosun.web.presence import create_presence_api
 from bosun.web.seats import create_seats_api
 from bosun.web.stats import create_stats_api
 
@@ -60,7 +62,9 @@ def create_app(
     app.state.web = ctx
     app.state.calibration = CalibrationDesk(ctx)
     app.include_router(create_seats_api(ctx))
+    app.include_router(create_presence_api(ctx))
     app.include_router(create_history_api(ctx, archive))
+    app.include_router(create_steps_api(archive))
     app.include_router(create_stats_api(archive))
     app.include_router(create_calibration_api(ctx, app.state.calibration))
     app.include_router(create_pages(ctx))

@@ -1,4 +1,8 @@
-"""Live streams (server-sent events): a snapshot now and again after every change.
+"""Live streams (server-sent events): a snapshot now, then what changed after every change.
+
+A stream opens with the whole snapshot (`snapshot`); after that it sends only what changed
+since the last one it sent (`patch`, a JSON Patch: bosun.web.patches), or the whole snapshot
+again when that is shorter. A page that reconnects opens a new stream: it starts whole.
 
 Every open stream is known to the app's `LiveStreams`, so that a stopping service can end
 them all first: each response then completes properly before the web server stops, and a
@@ -15,6 +19,7 @@ from typing import Any
 from fastapi import Request
 
 from bosun.referee.view import TableView
+from bosun.web.patches import make_patch
 
 IDLE_CHECK_S = 5.0  # a quiet stream looks this often whether its page is still there
 
@@ -49,11 +54,13 @@ async def stream(
     request: Request,
     build: Callable[[], dict[str, Any]],
     valid: Callable[[], bool] | None = None,
+    seat: str | None = None,
 ) -> AsyncIterator[dict[str, str]]:
-    """Send the snapshot now and again after every change; drop stale ones under load.
+    """Send the snapshot now and what changed after every change; drop stale ones under load.
 
     With `valid`, the stream ends with an `ended` event once it returns False (a seat link
-    of a finished game must not show that seat's next game).
+    of a finished game must not show that seat's next game). With `seat`, the stream is that
+    seat's page: while it is open the table shows the seat as present.
     """
     streams: LiveStreams = request.app.state.streams
     changed = asyncio.Event()
@@ -63,8 +70,14 @@ async def stream(
 
     view.watch(listener)
     streams.opened(changed)
+    if seat is not None:
+        view.seat_page_opened(seat)
     try:
-        yield {"event": "snapshot", "data": json.dumps(build(), allow_nan=False)}
+        whole = json.dumps(build(), allow_nan=False)
+        # what the page holds, as JSON: a copy (a build may share state that changes in
+        # place, the calibration wizard's does) with JSON's keys and lists
+        sent = json.loads(whole)
+        yield {"event": "snapshot", "data": whole}
         while not streams.closing and not await request.is_disconnected():
             try:
                 await asyncio.wait_for(changed.wait(), timeout=IDLE_CHECK_S)
@@ -77,7 +90,19 @@ async def stream(
                 message = "this seat link belongs to a finished game"
                 yield {"event": "ended", "data": json.dumps({"error": message})}
                 return
-            yield {"event": "snapshot", "data": json.dumps(build(), allow_nan=False)}
+            whole = json.dumps(build(), allow_nan=False)
+            now = json.loads(whole)
+            ops = make_patch(sent, now)
+            if all(op["path"] == "/now_ms" for op in ops):
+                continue  # nothing this page shows changed (the ship's grams, for players)
+            patch = json.dumps(ops)
+            sent = now
+            if len(patch) < len(whole):
+                yield {"event": "patch", "data": patch}
+            else:
+                yield {"event": "snapshot", "data": whole}
     finally:
         view.unwatch(listener)
         streams.ended(changed)
+        if seat is not None:
+            view.seat_page_closed(seat)

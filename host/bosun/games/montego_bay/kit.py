@@ -6,10 +6,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+import bosun.bots.montego_bay  # noqa: F401  its stand-in (referee/presence.py), not imported on the loop
 from bosun.games.montego_bay.actions import MAX_SEED
 from bosun.games.montego_bay.engine import MontegoBay
 from bosun.games.registry import Calibration, GameKit, register
 from bosun.referee.montego_bay import MontegoBayTable
+from bosun.referee.presence import DecisionSeconds
 from shipsense.geometry import HARBOUR_DOCKS
 from shipsense.pieces import BARREL_G, HARBOUR_ITEMS
 
@@ -27,6 +29,7 @@ class MontegoBayOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     seed: Annotated[int | None, BeforeValidator(_seed)] = None  # None: drawn at random
+    decision_s: DecisionSeconds = None  # the decision timer from this game on (0: off)
 
 
 KIT = register(

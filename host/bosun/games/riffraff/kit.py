@@ -6,11 +6,13 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+import bosun.bots.riffraff  # noqa: F401  its stand-in (referee/presence.py), not imported on the loop
 from bosun.games.registry import Calibration, GameKit, register
 from bosun.games.riffraff.engine import RiffRaff
 from bosun.games.riffraff.state import ITEMS, ZONES
 from bosun.games.riffraff.statistics import compute_stats
 from bosun.games.riffraff.timeline import RiffRaffTimeline
+from bosun.referee.presence import DecisionSeconds
 from bosun.referee.riffraff import RiffRaffTable
 from shipsense.pieces import ITEM_GRAMS
 
@@ -28,6 +30,7 @@ class RiffRaffOptions(BaseModel):
     captain: str | None = None
     settle_s: int | None = None  # RR14: 0 or 3, checked by the engine's setup
     own_catch: Annotated[str | None, BeforeValidator(_own_catch)] = None  # RR12
+    decision_s: DecisionSeconds = None  # the decision timer from this game on (0: off)
 
 
 KIT = register(

@@ -132,13 +132,19 @@ Bosun.live = function (url, handlers) {
       retryMs = 500;
       setState("live");
     });
-    source.addEventListener("snapshot", (event) => {
+    let last = null; // the stream's snapshot as it stands: a patch says what changed in it
+    function arrived(snapshot, patched) {
       const at = Date.now();
       Bosun.lastSnapshotAt = at;
-      const snapshot = JSON.parse(event.data);
+      last = snapshot;
       handlers.snapshot(snapshot, at);
       // for whoever listens (the browser tests time the table view with it); kept nowhere
-      window.dispatchEvent(new CustomEvent("bosun:snapshot", { detail: { snapshot: snapshot, at: at } }));
+      window.dispatchEvent(new CustomEvent("bosun:snapshot", { detail: { snapshot: snapshot, at: at, patched: patched } }));
+    }
+    source.addEventListener("snapshot", (event) => arrived(JSON.parse(event.data), false));
+    source.addEventListener("patch", (event) => {
+      if (!last) return; // cannot happen: a stream starts whole
+      arrived(Bosun.applyPatch(last, JSON.parse(event.data)), true);
     });
     source.addEventListener("ended", (event) => {
       closed = true;
@@ -167,6 +173,29 @@ Bosun.live = function (url, handlers) {
       if (source) source.close();
     },
   };
+};
+
+// A JSON Patch (RFC 6902: add, remove, replace; what web/patches.py makes) applied to a
+// copy of `doc`: the handlers may keep the snapshot they were given.
+Bosun.applyPatch = function (doc, ops) {
+  doc = structuredClone(doc);
+  for (const op of ops) {
+    const parts = op.path.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+    if (!parts.length) {
+      doc = op.value;
+      continue;
+    }
+    let parent = doc;
+    for (const part of parts.slice(0, -1)) parent = Array.isArray(parent) ? parent[parseInt(part, 10)] : parent[part];
+    const name = parts[parts.length - 1];
+    if (Array.isArray(parent)) {
+      if (op.op === "add") parent.splice(name === "-" ? parent.length : parseInt(name, 10), 0, op.value);
+      else if (op.op === "remove") parent.splice(parseInt(name, 10), 1);
+      else parent[parseInt(name, 10)] = op.value;
+    } else if (op.op === "remove") delete parent[name];
+    else parent[name] = op.value;
+  }
+  return doc;
 };
 
 // -- honest when away: a banner on every page, the page's buttons off until it is back ---
@@ -373,6 +402,29 @@ Bosun.countdown = function (element, scale) {
       }
     },
   };
+};
+
+// The table's clock between snapshots (ms), for the waiting times and the decision timer.
+// People's seconds: a demo's faster clock is divided back by `scale`.
+Bosun.tableClock = function (scale) {
+  let anchor = null;
+  return {
+    set(snapshot) {
+      if (snapshot.now_ms) anchor = { nowMs: snapshot.now_ms, at: performance.now() };
+    },
+    now() {
+      return anchor ? anchor.nowMs + (performance.now() - anchor.at) * scale : 0;
+    },
+    seconds(fromMs, toMs) {
+      return Math.max(0, (toMs - fromMs) / 1000 / scale);
+    },
+  };
+};
+
+Bosun.span = function (seconds) {
+  seconds = Math.floor(seconds);
+  if (seconds < 60) return seconds + " s";
+  return Math.floor(seconds / 60) + " min " + String(seconds % 60).padStart(2, "0") + " s";
 };
 
 // the colours the page came with (a seat's own colour on its header and page)

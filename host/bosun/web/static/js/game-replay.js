@@ -88,3 +88,52 @@ Bosun.gameReplay = function (box, data, colours) {
   show(turns.length - 1);
   return true;
 };
+
+// A finished game of any board stepped through from the service's steps (the public state
+// after every action that changed the board: /api/games/<id>/steps). Montego Bay uses it:
+// the harbour, its ships and workers as they stood, and what happened at that step.
+Bosun.stepsReplay = function (box, steps, boardName, colours) {
+  const esc = Bosun.esc;
+  const board = Bosun.boards[boardName];
+  if (!steps.length || !board) return false;
+  box.hidden = false;
+  box.innerHTML = '<h2>Step by step</h2><div class="replay-controls" role="group" aria-label="step through the game">' +
+    '<button class="button small secondary" type="button" data-step="first">First</button>' +
+    '<button class="button small secondary" type="button" data-step="back" aria-label="previous step">◀</button>' +
+    '<input id="replay-step" type="range" min="1" max="' + steps.length + '" value="' + steps.length + '" aria-label="step">' +
+    '<button class="button small secondary" type="button" data-step="on" aria-label="next step">▶</button>' +
+    '<button class="button small secondary" type="button" data-step="last">Last</button>' +
+    '<span class="replay-count" aria-hidden="true"></span></div>' +
+    '<div class="replay-caption" aria-live="polite"></div><div class="board-svg replay-board"></div>';
+  const slider = box.querySelector("#replay-step");
+
+  function caption(snapshot, step) {
+    const a = step.action;
+    const events = step.events.filter((e) => e.kind !== "reveal").map((e) => "<li>" + board.eventText(snapshot, e) + "</li>");
+    const said = board.actionText ? board.actionText(snapshot, a) : esc(a.player || a.by || "") + " " + esc(a.type);
+    const head = '<p class="replay-turn"><strong>Round ' + esc(step.state.round) + "</strong> · " + said + "</p>";
+    return head + (events.length ? '<ol class="events">' + events.join("") + "</ol>" : "");
+  }
+
+  function show(i) {
+    const step = steps[i];
+    slider.value = String(i + 1);
+    slider.setAttribute("aria-valuetext", "step " + (i + 1) + " of " + steps.length + ", round " + step.state.round);
+    box.querySelector(".replay-count").textContent = "step " + (i + 1) + " of " + steps.length;
+    const snapshot = { state: step.state, referee: { colours: colours }, virtual: false };
+    Bosun.render(box.querySelector(".replay-caption"), caption(snapshot, step));
+    Bosun.render(box.querySelector(".replay-board"), board.draw(snapshot, { compact: window.innerWidth < 700 }));
+    box.dataset.step = String(i + 1);
+  }
+
+  box.addEventListener("click", (event) => {
+    const b = event.target.closest("button[data-step]");
+    if (!b) return;
+    const now = parseInt(slider.value, 10) - 1;
+    const to = { first: 0, back: now - 1, on: now + 1, last: steps.length - 1 }[b.dataset.step];
+    show(Math.max(0, Math.min(steps.length - 1, to)));
+  });
+  slider.addEventListener("input", () => show(parseInt(slider.value, 10) - 1));
+  show(steps.length - 1);
+  return true;
+};

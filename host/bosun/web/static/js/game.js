@@ -191,6 +191,14 @@
     if (harbour) {
       el("timeline-title").textContent = g.running ? "The harbour now" : "How it ended";
       Bosun.render(el("timeline"), await harbourHtml(data));
+      if (!g.running && !el("replay").dataset.step) {
+        try {
+          const steps = await Bosun.api("/api/games/" + encodeURIComponent(gameId) + "/steps");
+          Bosun.stepsReplay(el("replay"), steps.steps, "montego-bay", await coloursOf(g));
+        } catch (err) {
+          // the steps are extra: the game's page shows everything else without them
+        }
+      }
     } else {
       Bosun.render(el("timeline"), timelineHtml(data));
       if (!g.running && !el("replay").dataset.turn) Bosun.gameReplay(el("replay"), data, await coloursOf(g));

@@ -400,7 +400,25 @@
     return "<h2>Players</h2><ol class=\"player-list\">" + rows.join("") + "</ol>";
   }
 
+  // One action of the game log in people's words (a finished game's steps, game-replay.js).
+  function actionText(snapshot, a) {
+    const docks = (o) => Object.keys(o || {}).map((d) => plural(o[d], "barrel") + " on dock " + esc(d)).join(", ");
+    switch (a.type) {
+      case "hire":
+        return who(snapshot, a.player) + (a.worker ? " hires Lazy Jack with the " + esc(a.worker) + " worker " : " passes on Lazy Jack ") + Bosun.ruleChip("MB5");
+      case "cards":
+        return who(snapshot, a.player) + "'s cards are the last in: they are revealed and the workers move " + Bosun.ruleChip("MB6");
+      case "load":
+        return who(snapshot, a.player) + " puts " + docks(a.ships);
+      case "unload":
+        return who(snapshot, a.player) + " takes " + docks(a.ships).replace(/ on dock /g, " off dock ");
+      default:
+        return who(snapshot, a.player || "") + " " + esc(a.type);
+    }
+  }
+
   Bosun.boards["montego-bay"] = {
+    actionText: actionText,
     draw: draw,
     phase: phaseHtml,
     players: playersHtml,

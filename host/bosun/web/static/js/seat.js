@@ -97,7 +97,27 @@ Bosun.seat = function (root, show, act, correct) {
     }
     el("leave").hidden = !(s.virtual && human);
     Bosun.render(el("alerts"), Bosun.alertsHtml(s, { answer: human }));
+    clock.set(s);
+    timed = human && s.presence && s.presence.seats[me] ? s.presence.seats[me] : null;
+    botTakes = s.virtual ? "then your seat goes back to its bot" : "then a bot decides for you";
+    showTimer();
   }
+
+  // The decision timer: how long this seat may still think before its bot decides.
+  const clock = Bosun.tableClock(parseFloat(root.dataset.scale || "1") || 1);
+  let timed = null;
+  let botTakes = "";
+  function showTimer() {
+    const box = el("decision-timer");
+    if (!box) return;
+    const deadline = timed && timed.deadline_ms;
+    box.hidden = !deadline;
+    if (!deadline) return;
+    const left = clock.seconds(clock.now(), deadline);
+    box.textContent = Bosun.span(Math.ceil(left)) + " left to decide, " + botTakes;
+    box.classList.toggle("urgent", left <= 10);
+  }
+  setInterval(showTimer, 500);
 
   root.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-do], button[data-flag]");

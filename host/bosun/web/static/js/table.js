@@ -20,11 +20,80 @@
     Bosun.render(el("phase"), board.phase(snapshot));
     countdown.set(snapshot);
     Bosun.render(el("players"), board.players(snapshot));
+    clock.set(snapshot);
+    showPresence();
     Bosun.render(el("feed"), Bosun.feedHtml(snapshot.feed, root.dataset.tv ? 8 : 14, { grams: grams }));
     document.body.dataset.phase = snapshot.state ? snapshot.state.phase : "none";
   }
 
-  Bosun.live("/api/tables/" + encodeURIComponent(tableId) + "/stream", {
+  // Who is at the table: each seat's phone, how long a decision has waited, the timer;
+  // for the operator, a seat handed to its bot or a decision made by it now.
+  const clock = Bosun.tableClock(scale);
+  function presenceHtml(snapshot) {
+    const presence = snapshot.presence;
+    if (!presence || !snapshot.game_id) return "";
+    const colours = (snapshot.referee || {}).colours || {};
+    const now = clock.now();
+    const rows = Object.keys(presence.seats).map((p) => {
+      const seat = presence.seats[p];
+      let phone;
+      if (seat.bot) phone = '<span class="tag bot">bot</span>';
+      else if (seat.online) phone = '<span class="tag online">phone on</span>';
+      else phone = '<span class="tag offline">phone offline</span>' + (seat.left_ms ? ' <span class="muted small">for ' + Bosun.span(clock.seconds(seat.left_ms, now)) + "</span>" : "");
+      let wait = "";
+      if (seat.waiting_since_ms) {
+        wait = '<span class="waiting">deciding for ' + Bosun.span(clock.seconds(seat.waiting_since_ms, now)) + "</span>";
+        if (seat.deadline_ms) wait += ' <span class="decision-left" role="timer">bot decides in ' + Bosun.span(Math.ceil(clock.seconds(now, seat.deadline_ms))) + "</span>";
+      }
+      let tools = "";
+      if (key && !root.dataset.tv) {
+        if (seat.waiting_since_ms && !seat.bot) tools += '<button class="button small secondary" type="button" data-seat-do="skip" data-player="' + esc(p) + '">Bot decides now</button>';
+        if (!seat.bot) tools += '<button class="button small secondary" type="button" data-seat-do="bot" data-player="' + esc(p) + '">Give seat to bot</button>';
+        else if (!snapshot.virtual) tools += '<button class="button small secondary" type="button" data-seat-do="person" data-player="' + esc(p) + '">Give seat back</button>';
+      }
+      return '<li class="presence-seat" data-player="' + esc(p) + '" data-online="' + (seat.online ? "yes" : "no") + '"' + (seat.waiting_since_ms ? ' data-waiting="yes"' : "") + ">" +
+        '<span class="dot" style="--c:' + esc(colours[p] || "#ccc") + '"></span> <strong>' + esc(p) + "</strong> " + phone + " " + wait +
+        (tools ? '<span class="seat-tools">' + tools + "</span>" : "") + "</li>";
+    });
+    const timer = presence.decision_s ? "decision timer " + Bosun.span(presence.decision_s) : "no decision timer";
+    return '<h2>At the table <span class="muted small">· ' + timer + '</span></h2><ul class="presence-list">' + rows.join("") + "</ul>";
+  }
+  function showPresence() {
+    if (!window.bosunLast) return;
+    Bosun.render(el("presence"), presenceHtml(window.bosunLast));
+    const choice = el("decision-s");
+    const presence = window.bosunLast.presence;
+    if (choice && presence && document.activeElement !== choice) {
+      const now = String(presence.decision_s);
+      choice.value = [...choice.options].some((o) => o.value === now) ? now : "";
+    }
+  }
+  setInterval(showPresence, 1000);
+
+  if (key) {
+    el("presence").addEventListener("click", async (event) => {
+      const button = event.target.closest("button[data-seat-do]");
+      if (!button || button.disabled) return;
+      const what = button.dataset.seatDo;
+      const path = "/api/tables/" + encodeURIComponent(tableId) + "/seats/" + encodeURIComponent(button.dataset.player) + "/" + (what === "skip" ? "skip" : "bot");
+      try {
+        await Bosun.api(Bosun.withKey(path, key), { json: what === "skip" ? {} : { bot: what === "bot" } });
+      } catch (err) {
+        alert(err.message);
+      }
+    });
+    const timerChoice = el("decision-s");
+    if (timerChoice) timerChoice.addEventListener("change", async () => {
+      try {
+        await Bosun.api(Bosun.withKey("/api/tables/" + encodeURIComponent(tableId) + "/decision-timer", key), { json: { decision_s: parseInt(timerChoice.value, 10) } });
+      } catch (err) {
+        alert(err.message);
+      }
+    });
+  }
+
+  // the operator's stream carries the grams (the players' leaves them out)
+  Bosun.live(Bosun.withKey("/api/tables/" + encodeURIComponent(tableId) + "/stream", key), {
     snapshot: show,
     state: (s) => Bosun.linkState(el("link-state"), s),
   });
