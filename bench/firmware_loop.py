@@ -28,9 +28,9 @@ import time
 PART1 = """
 import gc, json, time
 import machine
-from hx711 import HX711Bus
-from loadcells import LoadCells
-from calibration import Calibration
+from shipcore.hx711 import HX711Bus
+from shipcore.loadcells import LoadCells
+from shipcore.calibration import Calibration
 from shipsense.detector import Detector
 from shipsense import protocol
 

@@ -13,19 +13,14 @@
 # .mpy files of a plain `make flash` instead.
 include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821 (defined by MicroPython's build)
 package("shipsense", base_path="lib")  # noqa: F821
+package("shipcore", base_path="lib")  # noqa: F821
 for name in (
-    "calibration",
-    "commands",
-    "hx711",
     "leds",
-    "loadcells",
     "loopstats",
     "mqtt_link",
     "mqttlite",
-    "outbox",
     "piezo",
     "serial_link",
-    "settings",
     "ship",
     "watchdog",
     "wifi",

@@ -28,6 +28,19 @@ class TicksDiff(Protocol):
 
     def __call__(self, ticks1: int, ticks2: int, /) -> int: ...
 
+class Clock(Protocol):
+    """time's ticks_ms, ticks_diff and ticks_add (the ship core's clock), or a host's."""
+
+    def ticks_ms(self) -> int: ...
+    def ticks_diff(self, ticks1: int, ticks2: int, /) -> int: ...
+    def ticks_add(self, ticks: int, delta: int, /) -> int: ...
+
+class MicrosecondClock(Protocol):
+    """time's ticks_us and ticks_diff, or a host's stand-in (bosun.pi)."""
+
+    def ticks_us(self) -> int: ...
+    def ticks_diff(self, ticks1: int, ticks2: int, /) -> int: ...
+
 class Stream(Protocol):
     """A serial port's stream (`sys.stdin.buffer`, `sys.stdout`): bytes in, text out."""
 

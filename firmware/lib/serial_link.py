@@ -20,9 +20,8 @@ TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from outbox import Outbox
-
     from hardware import Stream
+    from shipcore.outbox import Outbox
 
 ACK_TIMEOUT_MS = 3000
 HELLO_TIMEOUT_MS = 15000

@@ -8,7 +8,7 @@ import pytest
 from support import polling
 from support.service import CEILING_S, RunningService, service_options, with_virtual_table
 
-from bosun.demo.ship_node import VirtualShipNode
+from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.tables import load_tables
 
 SCALE = 4.0  # ship seconds a real second: each 500 ms measurement takes 125 ms

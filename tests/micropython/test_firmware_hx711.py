@@ -1,5 +1,6 @@
-"""The HX711 bus driver (firmware/lib/hx711.py) under real MicroPython, against virtual chips
-that speak the datasheet's serial protocol bit by bit (host/bosun/board/mp/vhx711.py)."""
+"""The HX711 bus driver (firmware/lib/shipcore/hx711.py) under real MicroPython, against
+virtual chips that speak the datasheet's serial protocol bit by bit
+(host/bosun/board/mp/vhx711.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from vboard import board
 board.wire(33, GPIOS, rate_hz=80, phases_us=[0, 300, 600, 900],
            power_down_us=60 if STRICT else 1000000)
 import machine
-from hx711 import HX711Bus
+from shipcore.hx711 import HX711Bus
 sck = machine.Pin(33, machine.Pin.OUT, value=0)
 douts = [machine.Pin(g, machine.Pin.IN) for g in GPIOS]
 

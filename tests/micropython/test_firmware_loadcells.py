@@ -1,4 +1,5 @@
-"""Raw counts to grams and broken channels found (firmware/lib/loadcells.py), under MicroPython."""
+"""Raw counts to grams and broken channels (firmware/lib/shipcore/loadcells.py), under
+MicroPython."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from bosun.board.micropython import run_micropython_json
 # A bus stand-in that returns whatever counts the test sets: LoadCells' logic in isolation.
 PRELUDE = """
 import json
-from calibration import Calibration
-from loadcells import LoadCells, SETTLE_READINGS
+from shipcore.calibration import Calibration
+from shipcore.loadcells import LoadCells, SETTLE_READINGS
 
 class Bus:
     def __init__(self, channels):

@@ -1,6 +1,6 @@
-"""Ships obey what changes the game or their network only in maintenance (firmware commands.py),
-under real MicroPython: a button or the wizard's `maintenance` command opens it, it ends by
-itself."""
+"""Ships obey what changes the game or their network only in maintenance (firmware
+shipcore/commands.py), under real MicroPython: a button or the wizard's `maintenance` command
+opens it, it ends by itself."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from bosun.board.micropython import run_micropython_json
 # handler is called by the test as the ESP32 calls it on a falling edge).
 SHIP = """
 import json, time
-import settings
-from commands import Commands
+from shipcore import settings
+from shipcore.commands import Commands
 
 class Button:
     handler = None
@@ -26,6 +26,7 @@ class Button:
 
 class Ship:
     config_path = "config.json"
+    clock = time  # the ship core's clock, MicroPython's own ticks
     def __init__(self):
         self.config, _ = settings.check({"table": "t1", "wifi": {"ssid": "cafe"}})
         self.restart_at_ms = None

@@ -73,7 +73,7 @@ def test_running_out_of_heap_at_boot_says_what_to_do(tmp_path):
 OUTAGE = """
 import gc, json
 import ship
-from outbox import Outbox
+from shipcore.outbox import Outbox
 s = ship.Ship("config.json", "calibration.json", log=lambda t: None)
 size = s.outbox.size
 problems = [p for p in s.problems() if p.startswith("outbox")]

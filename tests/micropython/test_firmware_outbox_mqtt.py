@@ -22,7 +22,7 @@ def run(body: str):
 def test_the_outbox_keeps_undelivered_events_and_counts_what_overflows():
     seen = run(
         """
-        from outbox import Outbox
+        from shipcore.outbox import Outbox
         box = Outbox(4)
         for seq in range(1, 7):
             box.add("ship/event", b"e%d" % seq, seq)
@@ -36,7 +36,7 @@ def test_the_outbox_keeps_undelivered_events_and_counts_what_overflows():
 def test_in_flight_events_go_back_in_the_queue_after_a_lost_connection():
     seen = run(
         """
-        from outbox import Outbox
+        from shipcore.outbox import Outbox
         box = Outbox(8)
         for seq in (1, 2, 3):
             box.add("ship/event", b"x", seq)
@@ -54,7 +54,7 @@ def test_in_flight_events_go_back_in_the_queue_after_a_lost_connection():
 def test_a_resend_queues_what_the_ring_still_holds_and_names_the_rest():
     seen = run(
         """
-        from outbox import Outbox
+        from shipcore.outbox import Outbox
         box = Outbox(4)
         for seq in range(1, 9):
             e = box.add("ship/event", b"x", seq)

@@ -51,8 +51,8 @@ def walk(path):
         found += walk(full) if kind == 0x4000 else [full]
     return found
 sys.path[:] = ["/rom/lib"]
-import shipsense.protocol, hx711
-print(json.dumps([sorted(walk("/rom")), shipsense.protocol.__file__, hx711.__file__]))
+import shipsense.protocol, shipcore.hx711
+print(json.dumps([sorted(walk("/rom")), shipsense.protocol.__file__, shipcore.hx711.__file__]))
 """
 
 
@@ -68,7 +68,7 @@ def test_the_image_holds_the_compiled_lib_and_imports_in_place(image, tmp_path):
     expected = sorted("/rom/" + str(p.relative_to(built)) for p in (built / "lib").rglob("*.mpy"))
     assert listed == expected  # lib/ only: main.py and config.json stay on the writable fs
     assert protocol_file == "/rom/lib/shipsense/protocol.mpy"
-    assert hx711_file == "/rom/lib/hx711.mpy"
+    assert hx711_file == "/rom/lib/shipcore/hx711.mpy"
 
 
 # esp32.Partition as the probe uses it (MicroPython's esp32 module docs), serving an app image

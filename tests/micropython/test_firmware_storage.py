@@ -38,7 +38,7 @@ def load_config(tmp_path, text: str):
     (tmp_path / "config.json").write_text(text)
     return run(
         """
-        import settings
+        from shipcore import settings
         config, problems = settings.load("config.json")
         print(json.dumps([config, problems, settings.summary(config)]))
         """,
@@ -124,7 +124,7 @@ def test_a_config_that_is_not_json_gives_defaults_and_says_so(tmp_path):
 def test_set_changes_live_keys_refuses_the_wiring_and_bad_values(tmp_path):
     seen = run(
         f"""
-        import settings
+        from shipcore import settings
         config, _ = settings.check({json.dumps(good_config())})
         out = []
         for key, value in (("leds.brightness", 0.5), ("mqtt.keepalive_s", 30),
@@ -143,7 +143,7 @@ def test_set_changes_live_keys_refuses_the_wiring_and_bad_values(tmp_path):
 
 
 CALIBRATION = """
-import calibration
+from shipcore import calibration
 cal, problem = calibration.load(3, 420.0, "calibration.json")
 print(json.dumps([cal.tare, cal.counts_per_g, cal.items, cal.source, problem]))
 """
@@ -152,7 +152,7 @@ print(json.dumps([cal.tare, cal.counts_per_g, cal.items, cal.source, problem]))
 def test_calibration_round_trips_through_flash(tmp_path):
     tare, scale, items, source, problem = run(
         """
-        import calibration
+        from shipcore import calibration
         cal = calibration.Calibration(3, 420.0)
         cal.tare = [100, -200, 300, 5]
         cal.counts_per_g = [410.5, 433.0, -428.0, 99.0]

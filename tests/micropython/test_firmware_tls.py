@@ -19,7 +19,7 @@ from bosun.bus.tls import ShipsTls
 LINK = """
 import gc, json, time
 import mqtt_link
-from outbox import Outbox
+from shipcore.outbox import Outbox
 
 def connect(port, tls, ca, host="127.0.0.1"):
     gc.collect()
@@ -110,7 +110,7 @@ def test_config_json_takes_mqtts_with_its_ca_and_refuses_it_without(tmp_path, tl
         tmp_path,
         ship,
         f"""
-import settings
+from shipcore import settings
 good, p1 = settings.check({{"mqtt": {{"url": "mqtts://10.0.0.2", "ca": {ca!r}}}}})
 bare, p2 = settings.check({{"mqtt": {{"url": "mqtts://10.0.0.2:8884"}}}})
 print(json.dumps([settings.parse_mqtt_url(good["mqtt"]["url"]), p1,

@@ -1,4 +1,4 @@
-"""adafruit-circuitpython-hx711 as an oracle for firmware/lib/hx711.py's decoding.
+"""adafruit-circuitpython-hx711 as an oracle for firmware/lib/shipcore/hx711.py's decoding.
 
 The firmware's driver reads a virtual HX711 (host/bosun/board/mp/vhx711.py, bit by bit as the
 datasheet says) under real MicroPython; every level DOUT shows after a rising SCK edge is
@@ -28,7 +28,7 @@ import json, time
 from vboard import board
 board.wire(33, [13], rate_hz=80, phases_us=[0], power_down_us=1000000)
 import machine
-from hx711 import HX711Bus
+from shipcore.hx711 import HX711Bus
 
 class RecordingClock:
     # SCK for the firmware's driver; after each rising edge it notes DOUT's level.

@@ -42,20 +42,21 @@ from bosun.board.micropython import FIRMWARE, REFERENCE_CONFIG, find_micropython
 # imports come before it (the frozen stage executes them one by one).
 FIRMWARE_MODULES = (
     "shipsense.protocol",
-    "settings",
-    "calibration",
-    "commands",
-    "hx711",
+    "shipcore.settings",
+    "shipcore.calibration",
+    "shipcore.commands",
+    "shipcore.hx711",
     "leds",
-    "loadcells",
+    "shipcore.loadcells",
     "loopstats",
-    "outbox",
+    "shipcore.outbox",
     "piezo",
     "watchdog",
     "shipsense.items",
     "shipsense.sway",
     "shipsense.table",
     "shipsense.detector",
+    "shipcore.core",
     "mqttlite",
     "mqtt_link",
     "wifi",
@@ -219,7 +220,7 @@ if not hasattr(os, "urandom"):  # the WebAssembly port has none
     import os_urandom
     sys.modules["os"] = os_urandom
 import machine, neopixel, network, socket
-import shipsense
+import shipsense, shipcore
 with open(ROOT + "/config.json") as f:
     cfg = json.load(f)
 cfg["wifi"] = {"ssid": "harbour", "password": "not-a-secret"}
@@ -238,8 +239,9 @@ def load(name):
     module = __import__("blank" + str(len(codes)))
     exec(code, module.__dict__)
     sys.modules[name] = module
-    if name.startswith("shipsense."):
-        setattr(shipsense, name[10:], module)
+    package, _, leaf = name.rpartition(".")
+    if package:
+        setattr(sys.modules[package], leaf, module)
     codes.append(code)
 
 codes = []
@@ -383,7 +385,7 @@ def _chunks(lib: str, frozen: bool) -> list[tuple[str, str]]:
         "EXTRA_OUT['outbox_payload_bytes'] = outbox_payload_bytes\n"
         "EXTRA_OUT['firmware_modules_loaded'] = sorted(k for k in sys.modules"
         " if k not in ('machine', 'neopixel', 'network', 'socket', 'os', 'os_urandom',"
-        " 'shipsense'))\n"
+        " 'shipsense', 'shipcore'))\n"
         "EXTRA_OUT['pointer_bytes'] = 8 if sys.maxsize > 2**32 else 4\n"
         "EXTRA_OUT['platform'] = sys.platform\n"
     )

@@ -1,11 +1,10 @@
 """A virtual table's ship run by the real firmware: `firmware/main.py` in MicroPython on the
 virtual board (`bosun.board`), its load cells fed by the virtual ship.
 
-It stands in for `VirtualShipNode` at a demo table (`bosun run --demo --firmware`): the
-same ship and bots, but every event, LED command and status goes through the firmware's
-HX711 driver, detector, outbox and MQTT link. The board runs in real time only (its
-MicroPython loop keeps the 80 SPS period), so a firmware table plays at speed 1.
-"""
+It stands in for `VirtualShipNode` (the ship core under CPython) at a demo table (`bosun run
+--demo --firmware`): the same ship and bots, but every event, LED command and status goes
+through the firmware's HX711 driver, detector, outbox and MQTT link. The board runs in real
+time only (its MicroPython loop keeps the 80 SPS period), so a firmware table plays at speed 1."""
 
 from __future__ import annotations
 
@@ -87,8 +86,12 @@ class BoardShipNode:
     async def stop(self) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.board.stop)
 
-    def new_game(self) -> None:
-        """Between games the players clear the ship and it starts afresh: a new boot."""
+    async def new_game(self) -> None:
+        """Between games the players clear the ship and it starts afresh: a new boot (the
+        board's reset waits for its lock: not on the loop)."""
+        await asyncio.to_thread(self._new_game)
+
+    def _new_game(self) -> None:
         self.games += 1
         ship = VirtualShip(self.params, f"{self.seed}/game{self.games}")
         self._boots_wanted = self.board.boots + 1

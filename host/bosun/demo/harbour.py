@@ -1,12 +1,12 @@
 """A virtual Montego Bay table: the ship's load cells as a harbour, and bot players.
 
 The harbour is the virtual ship with `ShipParams.harbour` (docks 1-4 on zones 1-4, barrels
-only), published on the broker by a `VirtualShipNode` like any ship. The bots play through
-the real service like people would: they declare for Lazy Jack and choose cards on their
-pages, and answer the harbour's questions (MB15) mostly by moving barrels on the docks and
-leaving the answer to the referee, sometimes by answering on their page and then moving the
-barrels. The table's hands (`HarbourPlayers._keep_harbour`) follow the game as people do:
-when ships sail or move up (MB9, MB10) they take the barrels off and move the ships.
+only), published on the broker by a `VirtualShipNode` (the firmware's ship core) like any ship.
+The bots play through the real service like people would: they declare for Lazy Jack and choose
+cards on their pages, and answer the harbour's questions (MB15) mostly by moving barrels on the
+docks and leaving the answer to the referee, sometimes by answering on their page and then
+moving the barrels. The table's hands (`HarbourPlayers._keep_harbour`) follow the game as
+people do: when ships sail or move up (MB9, MB10) they take the barrels off and move the ships.
 
 What the referee decided is checked against what the bots really did: a load or unload
 that differs from the barrels moved, a flag, an undo or an answer never read is a mismatch.
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
-from bosun.demo.ship_node import VirtualShipNode
 from bosun.demo.table_bots import TableBots, VirtualKind, VirtualTableBase
+from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.sim.params import ShipParams
 from shipsense.geometry import HARBOUR_DOCKS
 

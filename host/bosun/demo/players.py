@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bosun.demo.ship_node import VirtualShipNode
 from bosun.demo.table_bots import TableBots
+from bosun.demo.virtual_ship import VirtualShipNode
 
 TICK_S = 0.05
 OUTCOME_TO_RULES = {"landed": "fallen", "bounced": "fallen", "caught": "caught"}

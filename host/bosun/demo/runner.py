@@ -11,8 +11,8 @@ import asyncio
 import importlib
 
 from bosun.demo.board_node import BoardShipNode
-from bosun.demo.ship_node import VirtualShipNode
 from bosun.demo.table_bots import VirtualKind, VirtualTableBase
+from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.games import registry
 from bosun.service import Service
 from bosun.tables import TableConfig, default_seats
@@ -101,7 +101,9 @@ async def add_virtual_table(
             raise ValueError("a firmware table runs at speed 1 (real time)")
         node = BoardShipNode(table_id, ship_access, seed=node_seed)
     else:
-        node = VirtualShipNode(
+        # (its core learns the empty ship first: ~80 samples, in a worker thread)
+        node = await asyncio.to_thread(
+            VirtualShipNode,
             table_id,
             ship_access,
             seed=node_seed,

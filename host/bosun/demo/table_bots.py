@@ -21,7 +21,7 @@ import httpx
 import paho.mqtt.client as mqtt
 
 from bosun.bus.mqtt import ClientThread, send_without_delay
-from bosun.demo.ship_node import VirtualShipNode
+from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.tables import TableConfig
 from shipsense import protocol
 
@@ -201,7 +201,7 @@ class TableBots:
         self._seats = seats["seats"]
         self._tally = self._new_tally(game_id)
         if self._finished_ids:  # not the first game: the table is cleared and starts afresh
-            self.node.new_game()
+            await self.node.new_game()
         self._asked.clear()
         self._reset()
 

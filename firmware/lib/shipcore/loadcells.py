@@ -13,12 +13,12 @@ Zones with no tare (no calibration yet) are tared from their first AUTO_TARE_REA
 settled readings.
 """
 
-from hx711 import RAW_MAX, RAW_MIN, SETTLE_READINGS
+from shipcore.hx711 import RAW_MAX, RAW_MIN, SETTLE_READINGS
 
 TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
 if TYPE_CHECKING:
-    from calibration import Calibration
-    from hx711 import HX711Bus
+    from shipcore.calibration import Calibration
+    from shipcore.hx711 import HX711Bus
 
 NOT_READY_FAULT_MS = 250
 SATURATED_READINGS = 8

@@ -16,11 +16,7 @@ pulled low by the button, e.g. 0 for the DevKitC's BOOT button; null: none) or w
 its last maintenance command, so a forgotten wizard never leaves the ship open.
 """
 
-import time
-
-import calibration
-import settings
-
+from shipcore import calibration, settings
 from shipsense import protocol
 
 MEASURE_MS = 500
@@ -67,6 +63,7 @@ class Commands:
 
     def __init__(self, ship, button=None):
         self.ship = ship
+        self.clock = ship.clock  # MicroPython's time on the ESP32; the host's clock elsewhere
         self.measurement = None
         self.handled = 0
         self.refused = 0
@@ -82,18 +79,20 @@ class Commands:
             button.irq(handler=self._on_button, trigger=2)  # IRQ_FALLING: pressed (to ground)
 
     def _on_button(self, _pin):
-        self._pressed_ms = time.ticks_ms()  # a small int: nothing allocated in the interrupt
+        self._pressed_ms = self.clock.ticks_ms()  # a small int: nothing allocated in the interrupt
 
     def in_maintenance(self, now_ms):
         """True while the ship obeys the MAINTENANCE_COMMANDS (and the window is renewed)."""
         pressed_ms = self._pressed_ms
         if pressed_ms is not None:
             self._pressed_ms = None
-            self.maintenance_until_ms = time.ticks_add(pressed_ms, protocol.MAINTENANCE_S * 1000)
+            self.maintenance_until_ms = self.clock.ticks_add(
+                pressed_ms, protocol.MAINTENANCE_S * 1000
+            )
         until = self.maintenance_until_ms
         if until is None:
             return False
-        if time.ticks_diff(until, now_ms) <= 0:
+        if self.clock.ticks_diff(until, now_ms) <= 0:
             self.maintenance_until_ms = None
             return False
         return True
@@ -122,7 +121,7 @@ class Commands:
                     "calibrate from the host's wizard)",
                 )
             # each one renews the window: a wizard in use never runs out
-            self.maintenance_until_ms = time.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
+            self.maintenance_until_ms = self.clock.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
         try:
             return getattr(self, "_" + name)(msg, now_ms)
         except Exception as error:  # a bug must not stop the ship: refuse and report it
@@ -304,7 +303,7 @@ class Commands:
 
     def _maintenance(self, msg, now_ms):
         if msg["on"]:
-            self.maintenance_until_ms = time.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
+            self.maintenance_until_ms = self.clock.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
         else:
             self.maintenance_until_ms = None
             self._pressed_ms = None
@@ -316,5 +315,5 @@ class Commands:
         )
 
     def _restart(self, msg, now_ms):
-        self.ship.restart_at_ms = time.ticks_add(now_ms, 300)
+        self.ship.restart_at_ms = self.ship.clock.ticks_add(now_ms, 300)
         return self._result(msg, True)

@@ -46,6 +46,9 @@ ESP32_GPIOS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25,
     39,
 )
 INPUT_ONLY_GPIOS = (34, 35, 36, 37, 38, 39)
+# The board the pins are numbers of: ("an ESP32", its GPIOs, the input-only ones). bosun.pi
+# checks a Raspberry Pi's wiring with its own.
+ESP32 = ("an ESP32", ESP32_GPIOS, INPUT_ONLY_GPIOS)
 
 DEFAULT_PINS = {
     "hx711_sck": 33,
@@ -192,31 +195,32 @@ def _table_ok(value):
     return True
 
 
-def _pins_problem(pins):
+def _pins_problem(pins, board):
     """None if the pin map is usable, else what is wrong with it."""
+    name, gpios, input_only = board
     if not isinstance(pins, dict):
         return "pins must be an object"
     for key in ("hx711_sck", "mat_dout", "led_data", "piezo"):
-        if not is_int(pins.get(key)) or pins[key] not in ESP32_GPIOS:
-            return f"pins.{key} must be an ESP32 GPIO number, not {pins.get(key)!r}"
+        if not is_int(pins.get(key)) or pins[key] not in gpios:
+            return f"pins.{key} must be {name} GPIO number, not {pins.get(key)!r}"
     douts = pins.get("hx711_dout")
     if not isinstance(douts, list) or not 1 <= len(douts) <= 16:
         return "pins.hx711_dout must be a list of 1-16 GPIO numbers, one a zone"
     for gpio in douts:
-        if not is_int(gpio) or gpio not in ESP32_GPIOS:
-            return f"pins.hx711_dout holds {gpio!r}, not an ESP32 GPIO number"
+        if not is_int(gpio) or gpio not in gpios:
+            return f"pins.hx711_dout holds {gpio!r}, not {name} GPIO number"
     used = [pins["hx711_sck"], pins["mat_dout"], pins["led_data"], pins["piezo"]] + douts
     for gpio in used:
         if used.count(gpio) > 1:
             return f"pins use GPIO{gpio} twice"
     for key in ("hx711_sck", "led_data"):
-        if pins[key] in INPUT_ONLY_GPIOS:
+        if pins[key] in input_only:
             return f"pins.{key} drives a line but GPIO{pins[key]} is input-only"
     return None
 
 
-def check(raw):
-    """(config, problems) for a parsed config.json object."""
+def check(raw, board=ESP32):
+    """(config, problems) for a parsed config.json object whose pins are `board`'s."""
     if not isinstance(raw, dict):
         checker = _Checker({})
         checker.problems.append("config.json must hold a JSON object; using defaults")
@@ -274,7 +278,7 @@ def check(raw):
 
     pins, present = c.get("pins")
     if present:
-        problem = _pins_problem(pins)
+        problem = _pins_problem(pins, board)
         if problem is None:
             c.put("pins", _copy(pins))
         else:

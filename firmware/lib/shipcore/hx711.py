@@ -29,11 +29,11 @@ TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from hardware import Memory, Pin
+    from hardware import Memory, MicrosecondClock, Pin
 
 try:
     import machine
-except ImportError:  # CPython imports this file only for its constants
+except ImportError:  # CPython: a Raspberry Pi's GPIO (bosun.pi), or only the constants
     machine = None
 
 GPIO_IN_REG = 0x3FF4403C  # ESP32 GPIO_IN_REG: input levels of GPIO0-31
@@ -66,9 +66,15 @@ class HX711Bus:
         mem: "Memory | None" = None,
         reg: int = GPIO_IN_REG,
         reg1: int = GPIO_IN1_REG,
+        clock: "MicrosecondClock | None" = None,
     ) -> None:
+        """`clock`: what times the pulses (ticks_us, ticks_diff); MicroPython's `time` unless
+        given (CPython has no ticks: bosun.pi gives its own)."""
         if gain not in GAIN_PULSES:
             raise ValueError(f"HX711 gain must be 128, 64 or 32, not {gain!r}")
+        clock = time if clock is None else clock
+        self._ticks_us = clock.ticks_us
+        self._ticks_diff = clock.ticks_diff
         self.sck = sck
         self.douts = list(douts)
         self.channels = len(self.douts)
@@ -174,8 +180,8 @@ class HX711Bus:
         the caller knows which they were from `not_ready()` before the call.
         """
         sck = self.sck.value
-        ticks_us = time.ticks_us
-        ticks_diff = time.ticks_diff
+        ticks_us = self._ticks_us  # locals: the timed loop below looks them up 50 times
+        ticks_diff = self._ticks_diff
         words = self._words
         words1 = self._words1
         mem = self.mem
