@@ -227,16 +227,17 @@ def test_the_stand_in_speaks_the_real_gpiod_api():
 
 
 def test_the_command_names_what_is_wrong_and_exits_2(tmp_path, capsys):
-    import argparse
+    from bosun.cli import build_parser
 
-    from bosun.commands import ship_gpio
-
-    parser = argparse.ArgumentParser(prog="bosun ship")
-    ship_gpio.add_arguments(parser)
-    args = parser.parse_args(["--gpio", str(tmp_path / "missing.json")])
+    parser = build_parser()
+    args = parser.parse_args(["ship", "--gpio", str(tmp_path / "missing.json")])
     assert args.chip == "/dev/gpiochip0" and not args.realtime
-    assert ship_gpio.run(args) == 2
+    assert args.run(args) == 2
     assert "bosun ship: cannot read" in capsys.readouterr().err
+    paired_too = parser.parse_args(["ship", "--gpio", str(tmp_path / "c.json"), "list"])
+    assert paired_too.run(paired_too) == 2
+    assert "use one or the other" in capsys.readouterr().err
     (tmp_path / "config.json").write_text('{"table": "Bad Id", "pins": {}}')
-    assert ship_gpio.run(parser.parse_args(["--gpio", str(tmp_path / "config.json")])) == 2
+    args = parser.parse_args(["ship", "--gpio", str(tmp_path / "config.json")])
+    assert args.run(args) == 2
     assert "table must be" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""`bosun ship add|rotate|remove|list`: pair ships with bosun's broker (their credentials).
+"""`bosun ship add|rotate|remove|list`: pair ships with bosun's broker (their credentials);
+`bosun ship --gpio CONFIG`: be a ship (a Raspberry Pi with HX711s, commands/ship_gpio.py).
 
 `add` makes a ship's user and password (kept in bosun.ships.json, owner-only) and writes the
 ship's config.json for `make flash`: the broker address the ship can reach, its user and
@@ -21,6 +22,7 @@ from bosun.bus.credentials import (
     CredentialsError,
     write_private,
 )
+from bosun.commands import ship_gpio
 from bosun.commands.argtypes import whole_number
 from shipsense import protocol
 
@@ -39,7 +41,7 @@ def table_id(text: str) -> str:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "ship",
-        help="pair ships with bosun's broker: add, rotate, remove, list",
+        help="pair ships with bosun's broker (add, rotate, remove, list), or be one (--gpio)",
         description="Each ship logs in to bosun's broker with its own user and password and may "
         "only publish its own table's ship topics and read its own commands.",
     )
@@ -50,9 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help=f"bosun's credentials file (default: {CREDENTIALS_FILE}, next to bosun.key)",
     )
-    # not required: an option of `ship` itself (another way to be a ship) can stand alone
+    ship_gpio.add_arguments(p, required=False)
+    # not required: `--gpio CONFIG` alone makes this machine the ship
     actions = p.add_subparsers(dest="ship_action", metavar="ACTION")
-    p.set_defaults(run=lambda args: _usage(p))
+    p.set_defaults(run=lambda args: ship_gpio.run(args) if args.gpio else _usage(p))
     for name, what in (
         ("add", "make the ship's credentials (if it has none) and write its config.json"),
         ("rotate", "replace the ship's credentials and write its config.json again"),
@@ -85,18 +88,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             action="store_true",
             help="the ship connects with TLS (bosun run --ships-tls) and verifies bosun's CA",
         )
-        action.set_defaults(run=add if name == "add" else rotate)
+        action.set_defaults(run=_pairing(add if name == "add" else rotate))
     remove_parser = actions.add_parser("remove", help="forget the ship's credentials")
     remove_parser.add_argument("table", type=table_id, metavar="TABLE")
-    remove_parser.set_defaults(run=remove)
+    remove_parser.set_defaults(run=_pairing(remove))
     actions.add_parser("list", help="the paired ships (passwords masked)").set_defaults(
-        run=list_ships
+        run=_pairing(list_ships)
     )
+
+
+def _pairing(action):
+    """`action`, refused when --gpio asked this machine to be a ship as well."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.gpio:
+            print(
+                f"bosun ship: --gpio runs a ship; {args.ship_action} pairs one: use one or the "
+                "other",
+                file=sys.stderr,
+            )
+            return 2
+        return action(args)
+
+    return run
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_usage(sys.stderr)
-    print("bosun ship: say what to do: add, rotate, remove or list", file=sys.stderr)
+    print(
+        "bosun ship: say what to do: add, rotate, remove or list, or --gpio CONFIG",
+        file=sys.stderr,
+    )
     return 2
 
 

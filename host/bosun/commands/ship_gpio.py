@@ -7,13 +7,11 @@ import signal
 import sys
 import threading
 
-from bosun.pi.config import ConfigError
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument(
         "--gpio",
-        required=True,
+        required=required,
         metavar="CONFIG",
         help="the ship's config.json (the ESP32's format; pins are the Pi's BCM GPIO numbers); "
         "calibration.json is kept beside it",
@@ -33,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bosun.pi import run_gpio_ship
+    from bosun.pi import run_gpio_ship  # the Pi's own code only when this machine is a ship
+    from bosun.pi.config import ConfigError
 
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
