@@ -1,0 +1,91 @@
+"""State RETURNED: weight that left came back in time for a landing; once it settles, a
+`shift` from the zone that lost it to the zone that gained it, or a `stay`."""
+
+from shipsense.detector_commit import after_commit, settle_state
+from shipsense.detector_measure import losses, rounded_g, sum_ref, time_of, zone_change
+from shipsense.detector_records import Returned
+from shipsense.detector_tuning import SHIFT_MIN_G
+
+
+def weight_returned(det, events, k):
+    """LEAVING -> RETURNED: the weight is back; wait for it to settle."""
+    leave = det.leave
+    in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
+    if leave.air_n >= 3:
+        in_air = -leave.air_sum / leave.air_n
+    det.returned = Returned(leave.onset_k, leave.zones, in_air)
+    det.leave = None
+    det.plateau = None
+    det.stable_run = 0
+    settle_state(det)
+    if det.table_sense is not None:
+        det.table_sense.settle_hit(False, det.t_ring[det.k % det.history_n])
+
+
+def step(det, events, k):
+    """One sample in RETURNED: decide once the load has held still long enough."""
+    if det.stable_run >= 1 and det.plateau.n >= det.shift_settle_n:
+        decide_shift(det, events, k)
+
+
+def decide_shift(det, events, k):
+    returned = det.returned
+    change = zone_change(det, k, det.plateau.n)
+    lost_by_zone = losses(det, change)
+    source = returned.zones[0]
+    for z in returned.zones:
+        if lost_by_zone[z] > lost_by_zone[source]:
+            source = z
+    target = -1
+    for i in range(det.n_zones):
+        if i != source and (target < 0 or lost_by_zone[i] < lost_by_zone[target]):
+            target = i
+    lost = lost_by_zone[source]
+    gained = -lost_by_zone[target]
+    now = det.t_ring[det.k % det.history_n]
+    if lost >= SHIFT_MIN_G and gained >= SHIFT_MIN_G:
+        # what went missing from the total while the piece was in the air: sway-proof
+        grams = returned.grams
+        if grams < SHIFT_MIN_G:
+            grams = 0.5 * (lost + gained)
+        event = {
+            "type": "shift",
+            "t_ms": time_of(det, returned.onset_k),
+            "decided_ms": now,
+            "from": source + 1,
+            "to": target + 1,
+            "grams": rounded_g(grams),
+        }
+        if det.items:
+            item = moved_item(det, source + 1, grams)
+            if item is not None:
+                event["item"] = item
+                det.cargo.remove(source + 1, item)
+                det.cargo.add(target + 1, item)
+        events.append(event)
+        det.ref[source] -= grams
+        det.ref[target] += grams
+        det.base = sum_ref(det)
+    else:
+        events.append(
+            {
+                "type": "stay",
+                "t_ms": time_of(det, returned.onset_k),
+                "decided_ms": now,
+                "grams": rounded_g(returned.grams),
+            }
+        )
+    det.returned = None
+    after_commit(det, k)
+
+
+def moved_item(det, zone, grams):
+    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None."""
+    best = None
+    best_error = 1.0e30
+    for item in det.cargo.zones[zone]:
+        error = abs(det.items[item] - grams)
+        if error < best_error:
+            best_error = error
+            best = item
+    return best
