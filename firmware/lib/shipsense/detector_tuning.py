@@ -6,8 +6,6 @@ and the zones below it), not from numbers written out by hand. `windows(det)` tu
 milliseconds into sample counts for the detector's rate.
 """
 
-from shipsense.geometry import BELOW, ZONE_HEIGHT_M, drop_ms
-
 TABLE_MODES = ("none", "mat", "piezo", "both")
 
 # --- rings and rest ------------------------------------------------------------------------
@@ -83,9 +81,13 @@ ZONE_FLOOR_FRACTION = 0.25  # ... else this share of the loss (never under ZONE_
 ZONE_FLOOR_G = 0.7
 SHIFT_SETTLE_MS = 200
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
-# to the lowest zone below it (geometry.py), plus this much for tumbling; the deck (nothing
-# below) has no landing clock. Then the time the landing needs to show through the filters.
+# to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
+# no landing clock. Derived from geometry.py's heights and BELOW by `derive_landing_ms`,
+# which runs on the host only: importing geometry here would put it (and ship_messages) on
+# the ESP32's heap for ten numbers. tests/unit/test_shipsense_tuning.py holds the two equal.
+# Then the time the landing needs to show through the filters.
 TUMBLE_FACTOR = 1.08
+LANDING_MS = (0, 0, 0, 0, 182, 182, 223, 223, 258, 258)  # was written 183 for zones 5-6 by hand
 LANDING_SEEN_MS = 20
 LANDING_SLOW_SAMPLES = 2  # at 10 SPS the HX711 needs 400 ms to show a step in full
 FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
@@ -104,16 +106,7 @@ def landing_ms(zone):
     """How long a piece leaving `zone` (1-based) needs, at most, to land on a zone below it
     (whole ms; 0 for the deck, which has nothing below). Zones past the ship's ten (a
     detector built for more channels) take the top yard's clock."""
-    if zone not in ZONE_HEIGHT_M:
-        zone = 10
-    below = BELOW.get(zone)
-    if not below:
-        return 0
-    lowest = ZONE_HEIGHT_M[zone]
-    for z in below:
-        if ZONE_HEIGHT_M[z] < lowest:
-            lowest = ZONE_HEIGHT_M[z]
-    return int(TUMBLE_FACTOR * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5)
+    return LANDING_MS[zone - 1] if zone <= len(LANDING_MS) else LANDING_MS[-1]
 
 
 def samples(rate_hz, ms):
@@ -173,3 +166,18 @@ def windows(det):
         height_ms = landing_ms(zone + 1)
         det.landing_n.append(ns(height_ms + LANDING_SEEN_MS) + slow_n)
         det.deck.append(height_ms == 0)
+
+
+def derive_landing_ms():
+    """LANDING_MS from the ship's one description (host only: imports geometry)."""
+    from shipsense.geometry import BELOW, ZONE_HEIGHT_M, ZONES, drop_ms
+
+    out = []
+    for zone in ZONES:
+        below = BELOW.get(zone)
+        if not below:
+            out.append(0)
+            continue
+        lowest = min(ZONE_HEIGHT_M[z] for z in below)
+        out.append(int(TUMBLE_FACTOR * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5))
+    return tuple(out)

@@ -55,8 +55,6 @@ FIRMWARE_MODULES = (
     "shipsense.items",
     "shipsense.sway",
     "shipsense.table",
-    "shipsense.ship_messages",
-    "shipsense.geometry",
     "shipsense.detector_tuning",
     "shipsense.detector_records",
     "shipsense.detector_measure",
