@@ -118,6 +118,10 @@ class Ship:
             self.leds = Leds(
                 strip, cfg["leds"]["count"], cfg["leds"]["zones"], cfg["leds"]["brightness"]
             )
+        # The link's code first: the ship cannot run without it, while a detector that does
+        # not fit is only reported. Imported after the detector, from source on a small heap
+        # the link's compilation can fail on a heap the detector's modules fragmented.
+        self._link_classes = self._import_link()
         self.detector, self.detector_problem = self._make_detector()
         if self.detector_problem:
             log("detector: " + self.detector_problem)
@@ -189,15 +193,24 @@ class Ship:
         )
         return size
 
-    def _make_link(self):
-        cfg = self.config
-        if cfg["link"] == "serial":
+    def _import_link(self):
+        if self.config["link"] == "serial":
             from serial_link import SerialLink
 
-            return SerialLink(self.outbox, self._on_command, log=self.log)
+            return SerialLink, None
+        import network  # noqa: F401  (built in on the ESP32; Wifi's, loaded here first)
         from mqtt_link import MqttLink
         from wifi import Wifi
 
+        return MqttLink, Wifi
+
+    def _make_link(self):
+        cfg = self.config
+        link_class, Wifi = self._link_classes
+        self._link_classes = None
+        if Wifi is None:
+            return link_class(self.outbox, self._on_command, log=self.log)
+        MqttLink = link_class
         self.wifi = Wifi(cfg["wifi"]["ssid"], cfg["wifi"]["password"])
         host, port = settings.parse_mqtt_url(cfg["mqtt"]["url"])
         uid = "".join(f"{b:02x}" for b in machine.unique_id())

@@ -70,22 +70,11 @@ six-hour session is as exact as a minute, also with single-precision floats on t
 from array import array
 from math import sqrt
 
+from shipsense import detector_commit as commit
 from shipsense import detector_episode, detector_rest
-from shipsense.detector_commit import reset_episode
+from shipsense import detector_tuning as tuning
 from shipsense.detector_records import AT_REST, LEAVING
-from shipsense.detector_tuning import (
-    GLITCH_MIN_G,
-    GLITCH_SIGMAS,
-    INPUT_LIMIT_G,
-    LEAVE_MIN_G,
-    PLACE_MIN_G,
-    SIGMA_START_G,
-    SWAY_EVERY_MS,
-    SWAY_MEMORY_S,
-    TABLE_MODES,
-    samples,
-    windows,
-)
+from shipsense.detector_tuning import GLITCH_MIN_G, GLITCH_SIGMAS, INPUT_LIMIT_G
 from shipsense.items import Cargo, check_items
 from shipsense.sway import SwayModel
 from shipsense.table import TableSense
@@ -101,8 +90,8 @@ class Detector:
             raise ValueError(f"rate_hz must be between 1 and 2000, not {rate_hz!r}")
         if isinstance(n_zones, bool) or not isinstance(n_zones, int) or not 1 <= n_zones <= 64:
             raise ValueError("n_zones must be a whole number from 1 to 64")
-        if table not in TABLE_MODES:
-            raise ValueError(f"table must be one of {', '.join(TABLE_MODES)}, not {table!r}")
+        if table not in tuning.TABLE_MODES:
+            raise ValueError(f"table must be one of {', '.join(tuning.TABLE_MODES)}, not {table!r}")
         self.rate_hz = rate_hz
         self.n_zones = n_zones
         self.table = table
@@ -112,10 +101,10 @@ class Detector:
         # lightest piece with items (noise, sway and drift stay below it), else the smallest
         # place. A still load or a loss lighter than this is never a `place` or a `fall`: it
         # fits no piece (a hand resting on the ship, drift, noise). See set_items.
-        self.floor_g = PLACE_MIN_G
+        self.floor_g = tuning.PLACE_MIN_G
         if items is not None:
             self.set_items(items)
-        windows(self)  # every window as a sample count at this rate (detector_tuning)
+        tuning.windows(self)  # every window as a sample count at this rate (detector_tuning)
 
         h = self.history_n
         self.t_ring = [0] * h  # sample times as given (ints on the ESP32)
@@ -133,11 +122,13 @@ class Detector:
         self.sway_change = [0.0] * n_zones
         self.k = -1  # index of the current sample
         self.last_t = None
-        self.var_total = n_zones * SIGMA_START_G * SIGMA_START_G
+        self.var_total = n_zones * tuning.SIGMA_START_G * tuning.SIGMA_START_G
         self.prev_total1 = 0.0
         self.prev_total2 = 0.0
         self.faulty = [False] * n_zones
-        self.sway = SwayModel(n_zones, 1.0 / max(1, SWAY_MEMORY_S * 1000 // SWAY_EVERY_MS))
+        self.sway = SwayModel(
+            n_zones, 1.0 / max(1, tuning.SWAY_MEMORY_S * 1000 // tuning.SWAY_EVERY_MS)
+        )
         self.sway_dirty = False
         self.state = AT_REST
         self.rest_k = self.warmup_n
@@ -145,13 +136,13 @@ class Detector:
         self.trigger_run = 0
         self.last_fall_k = -(10**9)
         self.last_place = None  # the latest place (a LastPlace), with items
-        self.leave_level = LEAVE_MIN_G
-        reset_episode(self, 0)
+        self.leave_level = tuning.LEAVE_MIN_G
+        commit.reset_episode(self, 0)
         self.table_sense = None
         if table != "none":
 
             def ns(ms):
-                return samples(rate_hz, ms)
+                return tuning.samples(rate_hz, ms)
 
             self.table_sense = TableSense(ns, table in ("mat", "both"), table in ("piezo", "both"))
 
@@ -161,11 +152,11 @@ class Detector:
         if items is None:
             self.items = None
             self.cargo.clear()
-            self.floor_g = PLACE_MIN_G
+            self.floor_g = tuning.PLACE_MIN_G
             return
         self.items = check_items(items)
         lightest = min(self.items[name] for name in self.items)
-        self.floor_g = 0.5 * lightest if 0.5 * lightest > PLACE_MIN_G else PLACE_MIN_G
+        self.floor_g = 0.5 * lightest if 0.5 * lightest > tuning.PLACE_MIN_G else tuning.PLACE_MIN_G
 
     def zone_grams(self):
         """The settled grams per zone (what rests on each zone, as far as is known)."""

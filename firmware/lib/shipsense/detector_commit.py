@@ -4,8 +4,8 @@ Every state that decides something (a place, a fall, a shift, a stay) books it h
 goes back to LOADING with a fresh view of the episode; `reset_episode` starts one.
 """
 
-from shipsense.detector_measure import place_zone, rounded_g, sum_ref
-from shipsense.detector_records import LEAVING, LOADING, RETURNED, LastPlace
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
 from shipsense.items import name_place
 
 
@@ -41,11 +41,11 @@ def settle_state(det):
     """The state the episode's records say: LEAVING while a leaving is pending, RETURNED while
     weight that came back settles (it may outlast a second piece's leaving), else LOADING."""
     if det.leave is not None:
-        det.state = LEAVING
+        det.state = records.LEAVING
     elif det.returned is not None:
-        det.state = RETURNED
+        det.state = records.RETURNED
     else:
-        det.state = LOADING
+        det.state = records.LOADING
 
 
 def after_commit(det, k):
@@ -69,13 +69,13 @@ def place_event(det, events, k, grams, change, t_ms):
     than any piece: then what rests is left to be judged as the level it is)."""
     if grams < det.floor_g:
         return
-    zone = place_zone(det, change)
+    zone = measure.place_zone(det, change)
     event = {
         "type": "place",
         "t_ms": t_ms,
         "decided_ms": det.t_ring[det.k % det.history_n],
         "zone": zone + 1,
-        "grams": rounded_g(grams),
+        "grams": measure.rounded_g(grams),
     }
     if det.items:
         item, ambiguous, alternatives = name_place(grams, det.items)
@@ -84,7 +84,7 @@ def place_event(det, events, k, grams, change, t_ms):
             event["ambiguous"] = True
             event["alternatives"] = alternatives
         det.cargo.add(zone + 1, item)
-        det.last_place = LastPlace(k, zone, grams, item)
+        det.last_place = records.LastPlace(k, zone, grams, item)
     events.append(event)
     det.ref[zone] += grams
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)

@@ -7,33 +7,21 @@ peak and trough, when the hand let go (`released_k`), whether the total holds st
 right after it was let go.
 """
 
-from shipsense.detector_commit import clear_area
-from shipsense.detector_leaving import notice
-from shipsense.detector_leaving import step as leaving_step
-from shipsense.detector_loading import check_leaving
-from shipsense.detector_loading import step as loading_step
-from shipsense.detector_place import decide_place
-from shipsense.detector_records import LEAVING, RETURNED
-from shipsense.detector_shift import step as returned_step
-from shipsense.detector_stretch import update_plateau
-from shipsense.detector_tuning import (
-    LEAVE_MIN_G,
-    LEAVE_SIGMAS,
-    PLACE_MIN_G,
-    RELEASE_FRACTION,
-    RELEASE_MIN_G,
-    RELEASE_SIGMAS,
-    SETTLE_BAND_MIN_G,
-    SETTLE_SIGMAS,
-    TREND_FRACTION,
-)
+from shipsense import detector_commit as commit
+from shipsense import detector_leaving as leaving
+from shipsense import detector_loading as loading
+from shipsense import detector_place as place
+from shipsense import detector_records as records
+from shipsense import detector_shift as shift
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
 
 
 def step(det, events, k, d, sigma_fast):
     """One episode sample, `d` grams (fast mean) from the base."""
     n = det.n_zones
     state = det.state
-    if det.area_open and state != LEAVING and state != RETURNED:
+    if det.area_open and state != records.LEAVING and state != records.RETURNED:
         y = det.y
         ref = det.ref
         area = det.area
@@ -45,8 +33,8 @@ def step(det, events, k, d, sigma_fast):
         and det.released_k is not None
         and det.plateau is None
         and det.held is None
-        and state != LEAVING
-        and state != RETURNED
+        and state != records.LEAVING
+        and state != records.RETURNED
     ):
         # let go of, and back at the old level with nothing seen resting: it was a hand (a
         # touch); if the load rises again from there, that is a new loading
@@ -56,18 +44,18 @@ def step(det, events, k, d, sigma_fast):
             det.emptied = False
             det.released_k = None
             det.peak = d
-            clear_area(det)
+            commit.clear_area(det)
     if d > det.peak:
         det.peak = d
     if d < det.trough:
         det.trough = d
     # a hand let go only of what clearly came on (not of sway after the last decision)
-    if det.released_k is None and det.peak >= PLACE_MIN_G and det.peak >= det.leave_level:
-        let_go = RELEASE_MIN_G
-        if let_go < RELEASE_SIGMAS * sigma_fast:
-            let_go = RELEASE_SIGMAS * sigma_fast
-        if let_go < RELEASE_FRACTION * det.peak:
-            let_go = RELEASE_FRACTION * det.peak
+    if det.released_k is None and det.peak >= tuning.PLACE_MIN_G and det.peak >= det.leave_level:
+        let_go = tuning.RELEASE_MIN_G
+        if let_go < tuning.RELEASE_SIGMAS * sigma_fast:
+            let_go = tuning.RELEASE_SIGMAS * sigma_fast
+        if let_go < tuning.RELEASE_FRACTION * det.peak:
+            let_go = tuning.RELEASE_FRACTION * det.peak
         if det.peak - d > let_go:
             det.released_k = k
             det.area_open = False
@@ -92,20 +80,20 @@ def step(det, events, k, d, sigma_fast):
             newer += v
         elif j >= w - half:
             older += v
-    band = SETTLE_SIGMAS * sigma_fast
-    if band < SETTLE_BAND_MIN_G:
-        band = SETTLE_BAND_MIN_G
+    band = tuning.SETTLE_SIGMAS * sigma_fast
+    if band < tuning.SETTLE_BAND_MIN_G:
+        band = tuning.SETTLE_BAND_MIN_G
     # ... and does not drift one way (a hand pressing slowly, a touch beginning)
     trend = (newer - older) / half if half else 0.0
-    if trend > TREND_FRACTION * band or -trend > TREND_FRACTION * band:
+    if trend > tuning.TREND_FRACTION * band or -trend > tuning.TREND_FRACTION * band:
         hi = lo + band + 1.0
-    leave_level = LEAVE_SIGMAS * sigma_fast
-    if leave_level < LEAVE_MIN_G:
-        leave_level = LEAVE_MIN_G
+    leave_level = tuning.LEAVE_SIGMAS * sigma_fast
+    if leave_level < tuning.LEAVE_MIN_G:
+        leave_level = tuning.LEAVE_MIN_G
     det.leave_level = leave_level
     if hi - lo <= band:
         det.stable_run += 1
-        if det.peak >= PLACE_MIN_G:
+        if det.peak >= tuning.PLACE_MIN_G:
             det.area_open = False  # the load has arrived: later hands are not loading
         if det.dropping_k is not None:
             plateau = det.plateau
@@ -113,22 +101,22 @@ def step(det, events, k, d, sigma_fast):
                 # it settled back at the old level: the piece itself tipped off
                 level = plateau.level_g
                 onset = det.dropping_k
-                decide_place(det, events, k)
-                notice(det, events, k, d - level, leave_level, onset)
+                place.decide_place(det, events, k)
+                leaving.notice(det, events, k, d - level, leave_level, onset)
                 return
             det.released_k = det.dropping_k  # it settled above the old level: a release
             det.dropping_k = None
             det.low_run = 0
-        update_plateau(det, k, band)
+        stretch.update_plateau(det, k, band)
     else:
         det.stable_run = 0
 
-    if det.state == LEAVING:
-        leaving_step(det, events, k, d, sigma_fast)
+    if det.state == records.LEAVING:
+        leaving.step(det, events, k, d, sigma_fast)
         return
-    if check_leaving(det, events, k, d, leave_level):
+    if loading.check_leaving(det, events, k, d, leave_level):
         return
-    if det.state == RETURNED:
-        returned_step(det, events, k)
+    if det.state == records.RETURNED:
+        shift.step(det, events, k)
         return
-    loading_step(det, events, k, d, sigma_fast)
+    loading.step(det, events, k, d, sigma_fast)

@@ -4,18 +4,9 @@ Also the one case where what went was no cargo at all: a hand weighed with the p
 just before (`hand_on_fresh_piece`), taken back off that piece.
 """
 
-from shipsense.detector_commit import after_commit
-from shipsense.detector_measure import (
-    fit_errors,
-    losing_zones,
-    losses,
-    rounded_g,
-    subset_fit,
-    sum_ref,
-    time_of,
-    zone_change,
-)
-from shipsense.detector_tuning import FRESH_CARGO_ERRORS, FRESH_FIT_ERRORS
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_tuning as tuning
 from shipsense.items import name_fall, name_place
 
 
@@ -31,7 +22,7 @@ def hand_on_fresh_piece(det, drop):
     if leave.zones[0] != zone:
         return False
     rest = last.grams - drop
-    if rest < det.floor_g or fit_errors(rest, det.items) > FRESH_FIT_ERRORS:
+    if rest < det.floor_g or measure.fit_errors(rest, det.items) > tuning.FRESH_FIT_ERRORS:
         return False
     for z in leave.zones:
         aboard = list(det.cargo.zones[z + 1])
@@ -40,7 +31,7 @@ def hand_on_fresh_piece(det, drop):
                 continue  # the zone held nothing before this piece: nothing else to go
             if last.item in aboard:
                 aboard.remove(last.item)
-        if subset_fit(drop, aboard, det.items) <= FRESH_CARGO_ERRORS:
+        if measure.subset_fit(drop, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS:
             return False
     return True
 
@@ -51,20 +42,20 @@ def unweigh_hand(det, events, k, drop):
     zone = last.zone
     det.last_place = None
     det.ref[zone] -= drop
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)
     if det.cargo.remove(zone + 1, last.item):
         det.cargo.add(zone + 1, name_place(last.grams - drop, det.items)[0])
     now = det.t_ring[det.k % det.history_n]
     events.append(
         {
             "type": "stay",
-            "t_ms": time_of(det, det.leave.onset_k),
+            "t_ms": measure.time_of(det, det.leave.onset_k),
             "decided_ms": now,
-            "grams": rounded_g(drop),
+            "grams": measure.rounded_g(drop),
         }
     )
     det.leave = None
-    after_commit(det, k)
+    commit.after_commit(det, k)
     if det.table_sense is not None:
         det.table_sense.settle_hit(False, now)
 
@@ -74,9 +65,9 @@ def decide_fall(det, events, k, drop, w, end_k):
     `stay` when lighter than any piece; the zones and the cargo list lose it."""
     leave = det.leave
     det.base_n = w  # the new level is the mean after the drop
-    change = zone_change(det, end_k, w)
-    lost_by_zone = losses(det, change)
-    zones = losing_zones(det, change, drop)
+    change = measure.zone_change(det, end_k, w)
+    lost_by_zone = measure.losses(det, change)
+    zones = measure.losing_zones(det, change, drop)
     for z in leave.zones:
         if z not in zones:
             zones.append(z)
@@ -88,16 +79,16 @@ def decide_fall(det, events, k, drop, w, end_k):
         # the ship, drift): the weight stays off the zones that lost it
         event = {
             "type": "stay",
-            "t_ms": time_of(det, leave.onset_k),
+            "t_ms": measure.time_of(det, leave.onset_k),
             "decided_ms": now,
-            "grams": rounded_g(drop) if drop > 0 else 0.0,
+            "grams": measure.rounded_g(drop) if drop > 0 else 0.0,
         }
     else:
         event = {
             "type": "fall",
-            "t_ms": time_of(det, leave.onset_k),
+            "t_ms": measure.time_of(det, leave.onset_k),
             "decided_ms": now,
-            "grams": rounded_g(drop),
+            "grams": measure.rounded_g(drop),
             "zones": [z + 1 for z in zones],
         }
     if det.items and not light:
@@ -124,9 +115,9 @@ def decide_fall(det, events, k, drop, w, end_k):
                 det.ref[z] -= drop * lost_by_zone[z] / lost
         else:
             det.ref[z] -= drop / len(zones)
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)
     det.leave = None
-    after_commit(det, k)
+    commit.after_commit(det, k)
     if light:
         if det.table_sense is not None:
             det.table_sense.settle_hit(False, now)

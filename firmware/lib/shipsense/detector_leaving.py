@@ -7,42 +7,34 @@ RETURNED (detector_shift); weight gone when the clock runs out is a `fall`
 (detector_fall); weight back too late, or onto the deck, is a hand after a fall.
 """
 
-from shipsense.detector_fall import decide_fall, hand_on_fresh_piece, unweigh_hand
-from shipsense.detector_measure import (
-    find_onset,
-    losing_zones,
-    mean_total,
-    reached,
-    rounded_g,
-    time_of,
-    zone_change,
-)
-from shipsense.detector_records import LEAVING, Leave, Split
-from shipsense.detector_shift import weight_returned
-from shipsense.detector_tuning import PLACE_MIN_G, PROGRESS_FRACTION
+from shipsense import detector_fall as fall
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_shift as shift
+from shipsense import detector_tuning as tuning
 
 
 def notice(det, events, k, d, leave_level, onset=None):
     """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not)."""
     if onset is None:
-        onset = find_onset(det, k, leave_level * 0.3)
-    change = zone_change(det, k, det.fast_n)
-    zones = losing_zones(det, change, -d)
+        onset = measure.find_onset(det, k, leave_level * 0.3)
+    change = measure.zone_change(det, k, det.fast_n)
+    zones = measure.losing_zones(det, change, -d)
     wait = 0
     for z in zones:
         if det.landing_n[z] > wait:
             wait = det.landing_n[z]
     # noticed late (a drop first taken for the hand letting go): the landing clock runs from
     # when the drop got this deep, not from now
-    deepest_k = reached(det, k, onset, 0.7 * d)
-    det.leave = Leave(onset, k, zones, wait, d, deepest_k)
-    det.state = LEAVING
+    deepest_k = measure.reached(det, k, onset, 0.7 * d)
+    det.leave = records.Leave(onset, k, zones, wait, d, deepest_k)
+    det.state = records.LEAVING
     events.append(
         {
             "type": "leaving",
-            "t_ms": time_of(det, onset),
+            "t_ms": measure.time_of(det, onset),
             "decided_ms": det.t_ring[det.k % det.history_n],
-            "grams": rounded_g(-d),
+            "grams": measure.rounded_g(-d),
             "zones": [z + 1 for z in zones],
         }
     )
@@ -70,8 +62,8 @@ def step(det, events, k, d, sigma_fast):
     fast = det.fast_ring
     falling = fast[(k - det.progress_n) % h] - fast[k % h]
     step_g = 3.0 * sigma_fast
-    if step_g < PROGRESS_FRACTION * -d:
-        step_g = PROGRESS_FRACTION * -d
+    if step_g < tuning.PROGRESS_FRACTION * -d:
+        step_g = tuning.PROGRESS_FRACTION * -d
     split = leave.split
     if falling > step_g:
         pause = k - det.progress_n - leave.deepest_k
@@ -80,8 +72,8 @@ def step(det, events, k, d, sigma_fast):
             # first; if so, the first is judged on its own clock by what was missing
             w = pause if pause < det.place_max_n else det.place_max_n
             end_k = leave.deepest_k + pause
-            level = mean_total(det, end_k, w) - det.base
-            split = leave.split = Split(end_k, w, leave.deadline_k, k, level)
+            level = measure.mean_total(det, end_k, w) - det.base
+            split = leave.split = records.Split(end_k, w, leave.deadline_k, k, level)
         if split is None or split.confirmed:
             # still going: the piece has not left yet, the clock starts when it has
             _push_deadline(leave, k)
@@ -92,8 +84,8 @@ def step(det, events, k, d, sigma_fast):
         elif k - split.next_k > det.pause_n + det.progress_n:
             split = leave.split = None  # a wobble (a landing ringing), not a piece
     if split is not None and split.confirmed and k >= split.deadline_k:
-        first = det.base - mean_total(det, split.end_k, split.w)
-        decide_fall(det, events, k, first, split.w, split.end_k)
+        first = det.base - measure.mean_total(det, split.end_k, split.w)
+        fall.decide_fall(det, events, k, first, split.w, split.end_k)
         notice(det, events, k, fast[k % h] - det.base, 0.0, split.next_k)
         return
     if k - leave.deepest_k > det.fall_weigh_n and (
@@ -113,32 +105,32 @@ def step(det, events, k, d, sigma_fast):
         if w >= det.fall_weigh_n:
             if w > det.place_max_n:
                 w = det.place_max_n
-            decide_fall(det, events, k, det.base - mean_total(det, end_k, w), w, end_k)
+            fall.decide_fall(det, events, k, det.base - measure.mean_total(det, end_k, w), w, end_k)
             return
     if k < leave.deadline_k or k - leave.deepest_k < det.fall_weigh_n:
         return
     # a slow slide can hide in the noise: the clock starts when the drop was (nearly) as
     # deep as it is now, whatever the noise said on the way
-    deep_k = reached(det, k, leave.onset_k, 0.7 * leave.deepest)
+    deep_k = measure.reached(det, k, leave.onset_k, 0.7 * leave.deepest)
     if k < deep_k + leave.wait_n and k < leave.notice_k + leave.wait_n + det.extra_wait_n:
         return
     w = k - leave.deepest_k
     if w > det.place_max_n:
         w = det.place_max_n
-    drop = det.base - mean_total(det, k, w)
+    drop = det.base - measure.mean_total(det, k, w)
     # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
-    if -d < 0.5 * -leave.deepest or -d < PLACE_MIN_G:
-        weight_returned(det, events, k)
+    if -d < 0.5 * -leave.deepest or -d < tuning.PLACE_MIN_G:
+        shift.weight_returned(det, events, k)
         return
-    if hand_on_fresh_piece(det, drop):
-        unweigh_hand(det, events, k, drop)
+    if fall.hand_on_fresh_piece(det, drop):
+        fall.unweigh_hand(det, events, k, drop)
         return
-    decide_fall(det, events, k, drop, w, k)
+    fall.decide_fall(det, events, k, drop, w, k)
 
 
 def returned_late(det, leave):
     """True if the weight stayed away, from when the drop was (nearly) complete, at least as
     long as the piece needed to land on a lower zone and show there: what comes back now is
     not the piece landing (a yard piece lands within ~0.2 s of leaving)."""
-    deep_k = reached(det, leave.gone_k, leave.onset_k, 0.7 * leave.deepest)
+    deep_k = measure.reached(det, leave.gone_k, leave.onset_k, 0.7 * leave.deepest)
     return leave.gone_k - deep_k >= leave.wait_n + det.late_n

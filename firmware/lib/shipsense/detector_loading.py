@@ -5,33 +5,12 @@ Each sample (after detector_episode's bookkeeping) `check_leaving` looks for wei
 still stretch once it is weighed, or ends the episode when the ship is back where it was.
 """
 
-from shipsense.detector_leaving import notice
-from shipsense.detector_measure import fit_errors
-from shipsense.detector_place import (
-    commit_held,
-    decide_place,
-    fits_no_piece,
-    hand_let_go,
-    load_on_one_zone,
-    quiet_loss,
-    rezero,
-    weighed_enough,
-)
-from shipsense.detector_rest import end_episode
-from shipsense.detector_stretch import (
-    held_same,
-    hold_short_rest,
-    new_load_phase,
-    rose_since_release,
-    short_rest,
-)
-from shipsense.detector_tuning import (
-    FRESH_FIT_ERRORS,
-    PLACE_MIN_G,
-    TREMOR_FRACTION,
-    TRIGGER_MIN_G,
-    TRIGGER_SIGMAS,
-)
+from shipsense import detector_leaving as leaving
+from shipsense import detector_measure as measure
+from shipsense import detector_place as place
+from shipsense import detector_rest as resting
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
 
 
 def check_leaving(det, events, k, d, leave_level):
@@ -53,7 +32,7 @@ def check_leaving(det, events, k, d, leave_level):
     ):
         # back at the old level with no still stretch seen since the release: at 10 SPS a
         # piece that tipped off within half a second rested for two samples only
-        rest = short_rest(det, k, d + leave_level, 1)
+        rest = stretch.short_rest(det, k, d + leave_level, 1)
         if rest is not None:
             det.plateau = plateau = rest
     elif (
@@ -66,19 +45,19 @@ def check_leaving(det, events, k, d, leave_level):
         # rising again with no still stretch seen since the release: a second piece loaded
         # after the first rested for two samples (once the HX711 had settled), or a hand
         # brushing the ship. Keep the two samples in hand and weigh what comes.
-        rest = short_rest(det, k - 1, PLACE_MIN_G, 2)
+        rest = stretch.short_rest(det, k - 1, tuning.PLACE_MIN_G, 2)
         if rest is not None and d > rest.level_g + leave_level:
-            hold_short_rest(det, rest, d)
+            stretch.hold_short_rest(det, rest, d)
             return False
     if plateau is not None and plateau.level_g >= det.floor_g and det.stable_run == 0:
         ready = plateau.n >= (det.commit_min_n if plateau.after_release else det.plain_drop_n)
-        if ready and rose_since_release(det, plateau):
-            new_load_phase(det, plateau)
+        if ready and stretch.rose_since_release(det, plateau):
+            stretch.new_load_phase(det, plateau)
             return False
         # a hand still pressing trembles by some percent of its force: more than that
         rise = leave_level
-        if not plateau.after_release and TREMOR_FRACTION * plateau.level_g > rise:
-            rise = TREMOR_FRACTION * plateau.level_g
+        if not plateau.after_release and tuning.TREMOR_FRACTION * plateau.level_g > rise:
+            rise = tuning.TREMOR_FRACTION * plateau.level_g
         if ready and d > plateau.level_g + rise and det.dropping_k is None:
             # more is coming onto the ship: a second piece comes after the first has rung
             # out, so a short stretch right after the release is not weighed (a hand
@@ -86,18 +65,18 @@ def check_leaving(det, events, k, d, leave_level):
             if det.short_rest_n and not plateau.after_release and plateau.n < det.plain_n:
                 # at 10 SPS a short stretch with no release seen may be the HX711's ramp of
                 # an unpressed piece with a hand already coming: weigh what comes
-                hold_short_rest(det, plateau, d)
+                stretch.hold_short_rest(det, plateau, d)
             elif (
                 det.short_rest_n
                 and det.items
-                and fit_errors(plateau.level_g, det.items) > FRESH_FIT_ERRORS
+                and measure.fit_errors(plateau.level_g, det.items) > tuning.FRESH_FIT_ERRORS
             ):
                 # what rested after the release is no piece: at 10 SPS a hand that came
                 # back within the HX711's settling is blended with it; weigh what rests once
                 # it has gone
-                hold_short_rest(det, plateau, d)
+                stretch.hold_short_rest(det, plateau, d)
             elif not plateau.after_release or plateau.n >= det.rise_commit_n:
-                decide_place(det, events, k)
+                place.decide_place(det, events, k)
             return False
         if ready and d < plateau.level_g - leave_level:
             det.low_run = det.low_run + 1 if d < det.floor_g else 0
@@ -105,8 +84,8 @@ def check_leaving(det, events, k, d, leave_level):
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
             elif det.dropping_k is None:
                 end = plateau.start_k + plateau.n - 1
-                one_zone = load_on_one_zone(det, end, plateau.level_g, plateau.n)
-                if not one_zone or hand_let_go(det, k, plateau):
+                one_zone = place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
+                if not one_zone or place.hand_let_go(det, k, plateau):
                     # on the zone being loaded: the hand letting go (what stays is the
                     # piece) or the piece tipping off: the level it settles at will tell
                     det.dropping_k = k
@@ -125,9 +104,9 @@ def check_leaving(det, events, k, d, leave_level):
     if det.leave_run < needed:
         return False
     if level_ref:
-        decide_place(det, events, k)
+        place.decide_place(det, events, k)
         d -= level_ref
-    notice(det, events, k, d, leave_level)
+    leaving.notice(det, events, k, d, leave_level)
     return True
 
 
@@ -140,7 +119,7 @@ def step(det, events, k, d, sigma_fast):
         and det.stable_run >= 1
         and plateau is not None
         and plateau.after_release
-        and commit_held(det, events, plateau.level_g)
+        and place.commit_held(det, events, plateau.level_g)
     ):
         # the second piece rests above the first: the first is placed, the second is
         # weighed from it
@@ -153,39 +132,39 @@ def step(det, events, k, d, sigma_fast):
             if plateau.after_release:
                 n = plateau.n
                 if n >= det.place_min_n:
-                    n += held_same(det, level)  # what rested before the hand came
-                ready = weighed_enough(det, level, n)
+                    n += stretch.held_same(det, level)  # what rested before the hand came
+                ready = place.weighed_enough(det, level, n)
             else:
                 ready = plateau.n >= det.plain_n
-            if ready and rose_since_release(det, plateau):
-                new_load_phase(det, plateau)
+            if ready and stretch.rose_since_release(det, plateau):
+                stretch.new_load_phase(det, plateau)
                 return
-            if ready and load_on_one_zone(det, k, level, plateau.n):
-                decide_place(det, events, k)
+            if ready and place.load_on_one_zone(det, k, level, plateau.n):
+                place.decide_place(det, events, k)
                 return
-        elif -PLACE_MIN_G < level < PLACE_MIN_G:
+        elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
-                end_episode(det, events, k)
+                resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
-            if fits_no_piece(det, level, plateau.n):
+            if place.fits_no_piece(det, level, plateau.n):
                 # lighter than any piece, either way: no place, no fall, nothing aboard
                 # changed (a hand resting on the ship, drift, noise). Where the ship cannot
                 # come to rest at the old level (it would start an episode again at once),
                 # it rests at this one once it has stood the longest weighing window (a
                 # hand does not rest that still that long)
                 size = level if level > 0 else -level
-                if size < TRIGGER_SIGMAS * sigma_fast or size < TRIGGER_MIN_G:
-                    end_episode(det, events, k)
+                if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
+                    resting.end_episode(det, events, k)
                     return
                 if plateau.n >= det.place_max_n:
-                    rezero(det, k, plateau.n)
-                    end_episode(det, events, k)
+                    place.rezero(det, k, plateau.n)
+                    resting.end_episode(det, events, k)
                     return
-        elif plateau.n >= det.place_min_n and quiet_loss(det, -level, plateau.n):
+        elif plateau.n >= det.place_min_n and place.quiet_loss(det, -level, plateau.n):
             # a piece's worth is missing and has stood still, though it went too gently to
             # be noticed leaving in this noise (a light piece at 10 SPS)
-            notice(det, events, k, level, det.leave_level, plateau.start_k)
+            leaving.notice(det, events, k, level, det.leave_level, plateau.start_k)
             return
     if k - det.onset_k > det.max_episode_n:
-        end_episode(det, events, k)
+        resting.end_episode(det, events, k)

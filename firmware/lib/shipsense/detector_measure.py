@@ -6,11 +6,7 @@ rings and levels and change nothing, plus pure helpers on grams and items.
 
 from math import sqrt
 
-from shipsense.detector_tuning import (
-    ZONE_FLOOR_FRACTION,
-    ZONE_FLOOR_G,
-    ZONE_FLOOR_ITEM,
-)
+from shipsense import detector_tuning as tuning
 from shipsense.items import weighing_error_g
 
 
@@ -162,13 +158,13 @@ def worst_zone(values):
 
 def losing_zones(det, change, total_loss):
     """The zones (0-based) that lost the weight, sway taken out; at least one."""
-    floor = ZONE_FLOOR_FRACTION * total_loss
+    floor = tuning.ZONE_FLOOR_FRACTION * total_loss
     if det.items:
         lightest = min(det.items[name] for name in det.items)
-        if floor > ZONE_FLOOR_ITEM * lightest:
-            floor = ZONE_FLOOR_ITEM * lightest  # the lightest piece must not go unseen
-    if floor < ZONE_FLOOR_G:
-        floor = ZONE_FLOOR_G
+        if floor > tuning.ZONE_FLOOR_ITEM * lightest:
+            floor = tuning.ZONE_FLOOR_ITEM * lightest  # the lightest piece must not go unseen
+    if floor < tuning.ZONE_FLOOR_G:
+        floor = tuning.ZONE_FLOOR_G
     zones = det.sway.changed_zones([-v for v in change], floor, 4)
     if not zones:
         zones = [worst_zone(losses(det, change))]

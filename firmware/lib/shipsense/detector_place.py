@@ -4,37 +4,21 @@ Read by state LOADING (detector_loading): these functions judge the latest still
 and, once it is a piece, emit the `place` (detector_commit books it).
 """
 
-from shipsense.detector_commit import after_commit, place_event
-from shipsense.detector_measure import (
-    fit_errors,
-    losses,
-    losses_raw,
-    place_zone,
-    sum_ref,
-    time_of,
-    weighing_se,
-    worst_zone,
-    zone_change,
-)
-from shipsense.detector_stretch import held_same
-from shipsense.detector_tuning import (
-    FRESH_FIT_ERRORS,
-    ONE_ZONE_FRACTION,
-    PLACE_MARGIN_SE,
-    PLACE_MIN_G,
-    PLACE_SE_G,
-)
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
 from shipsense.items import place_margin
 
 
 def load_on_one_zone(det, k, level, n):
     """The new load sits on one zone (a piece), not spread by a hand on others."""
     w = n if n < det.place_max_n else det.place_max_n
-    change = zone_change(det, k, w)
+    change = measure.zone_change(det, k, w)
     # the zone the hand loaded, if it was seen loading; else where the load is now
-    zone = place_zone(det, change)
-    gained = -losses(det, change)[zone]
-    return gained >= ONE_ZONE_FRACTION * level
+    zone = measure.place_zone(det, change)
+    gained = -measure.losses(det, change)[zone]
+    return gained >= tuning.ONE_ZONE_FRACTION * level
 
 
 def weighed_enough(det, level, n):
@@ -45,10 +29,10 @@ def weighed_enough(det, level, n):
     if n >= det.place_max_n:
         return True
     # the error of the level it rose from counts too
-    se = weighing_se(det, n)
+    se = measure.weighing_se(det, n)
     if det.items:
-        return place_margin(level, det.items) >= PLACE_MARGIN_SE * se
-    return se <= PLACE_SE_G
+        return place_margin(level, det.items) >= tuning.PLACE_MARGIN_SE * se
+    return se <= tuning.PLACE_SE_G
 
 
 def fits_no_piece(det, level, n):
@@ -59,29 +43,29 @@ def fits_no_piece(det, level, n):
         return False
     if n >= det.place_max_n:
         return True
-    se = weighing_se(det, n)
+    se = measure.weighing_se(det, n)
     size = level if level > 0 else -level
-    return det.floor_g - size >= PLACE_MARGIN_SE * se
+    return det.floor_g - size >= tuning.PLACE_MARGIN_SE * se
 
 
 def rezero(det, k, n):
     """The ship rests at the level of the last `n` still samples: take it as each zone's
     level (what is aboard is unchanged)."""
     w = n if n < det.place_max_n else det.place_max_n
-    change = zone_change(det, k, w)
+    change = measure.zone_change(det, k, w)
     for i in range(det.n_zones):
         det.ref[i] += change[i]
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)
     det.base_n = w
 
 
 def quiet_loss(det, grams, n):
     """True if `grams` missing over `n` still samples is clearly a piece's worth: above the
     smallest place by its weighing error, and (with items) fitting a piece."""
-    se = weighing_se(det, n)
-    if grams - PLACE_MIN_G < PLACE_MARGIN_SE * se:
+    se = measure.weighing_se(det, n)
+    if grams - tuning.PLACE_MIN_G < tuning.PLACE_MARGIN_SE * se:
         return False
-    return not det.items or fit_errors(grams, det.items) <= FRESH_FIT_ERRORS
+    return not det.items or measure.fit_errors(grams, det.items) <= tuning.FRESH_FIT_ERRORS
 
 
 def decide_place(det, events, k):
@@ -95,8 +79,8 @@ def decide_place(det, events, k):
     end = plateau.start_k + plateau.n - 1
     if end > k or k - end > det.zone_history_n - w:
         end = k
-    change = zone_change(det, end, w)
-    t_ms = time_of(det, det.released_k if det.released_k is not None else plateau.start_k)
+    change = measure.zone_change(det, end, w)
+    t_ms = measure.time_of(det, det.released_k if det.released_k is not None else plateau.start_k)
     held = det.held
     if held is not None:
         if commit_held(det, events, grams):
@@ -106,15 +90,15 @@ def decide_place(det, events, k):
         else:
             # it was a hand brushing the ship: the piece is what rests now, and where it was
             # pressed is where the first hand loaded it
-            more = held_same(det, grams)
+            more = stretch.held_same(det, grams)
             if more:
                 grams = (grams * w + held.level_g * more) / (w + more)
             det.held = None
             det.area[:] = held.area
             det.area_n = held.area_n
             t_ms = held.t_ms
-    place_event(det, events, k, grams, change, t_ms)
-    after_commit(det, k)
+    commit.place_event(det, events, k, grams, change, t_ms)
+    commit.after_commit(det, k)
 
 
 def commit_held(det, events, level):
@@ -125,14 +109,14 @@ def commit_held(det, events, level):
     limit = det.leave_level if det.leave_level > det.floor_g else det.floor_g
     if held is None or level - held.level_g <= limit:
         return False
-    if det.items and fit_errors(held.level_g, det.items) > FRESH_FIT_ERRORS:
+    if det.items and measure.fit_errors(held.level_g, det.items) > tuning.FRESH_FIT_ERRORS:
         return False  # what rested before was no piece (the HX711 still rising)
     det.held = None
     loading_area = list(det.area)
     loading_n = det.area_n
     det.area[:] = held.area
     det.area_n = held.area_n
-    place_event(det, events, det.k, held.level_g, held.change, held.t_ms)
+    commit.place_event(det, events, det.k, held.level_g, held.change, held.t_ms)
     det.area[:] = loading_area
     det.area_n = loading_n
     return True
@@ -143,7 +127,7 @@ def hand_let_go(det, k, plateau):
     if not det.area_n:
         return True
     n_zones = det.n_zones
-    loaded = place_zone(det, [0.0] * n_zones)
+    loaded = measure.place_zone(det, [0.0] * n_zones)
     w = det.fast_n
     zn = det.zone_history_n
     then = plateau.start_k + plateau.n - 1  # the last still sample
@@ -159,11 +143,11 @@ def hand_let_go(det, k, plateau):
             now_s += ring[(k - j) % zn]
             then_s += ring[(then - j) % zn]
         change.append((now_s - then_s) / w)
-    if worst_zone(losses_raw(det, change)) == loaded:
+    if measure.worst_zone(measure.losses_raw(det, change)) == loaded:
         return True
     # another zone lost it: a piece leaving only if a zone that held cargo lost most of it;
     # else it was a hand brushing an empty zone while the piece came to rest
-    grams = losses(det, change)
+    grams = measure.losses(det, change)
     drop = 0.0
     for v in change:
         drop -= v
@@ -176,9 +160,9 @@ def hand_let_go(det, k, plateau):
                 # where each zone stands now against what it held (the loaded zone left
                 # out): cargo that left takes its zone below that, a hand that went
                 # (pressed with the still stretch) leaves it where it was
-                below = zone_change(det, k, w)
+                below = measure.zone_change(det, k, w)
                 below[loaded] = 0.0
-                below = losses(det, below)
+                below = measure.losses(det, below)
             if below[i] >= 0.5 * grams[i]:
                 return False
     return True

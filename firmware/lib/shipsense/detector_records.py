@@ -11,21 +11,27 @@ The detector is in one of four states (`Detector.state`):
   (detector_shift).
 
 An episode runs from leaving AT_REST to coming back to it; LOADING is where it starts and
-where it goes on after each decision.
+where it goes on after each decision. The records are plain classes: MicroPython ignores
+`__slots__`, and its tuple of names would cost heap on the ESP32 even when frozen.
 """
 
-AT_REST = 0
-LOADING = 1
-LEAVING = 2
-RETURNED = 3
-STATE_NAMES = ("at rest", "loading", "leaving", "returned")
+try:
+    from micropython import const
+except ImportError:  # CPython: the host runs this very module
+
+    def const(value):
+        return value
+
+
+AT_REST = const(0)
+LOADING = const(1)
+LEAVING = const(2)
+RETURNED = const(3)
 
 
 class Plateau:
     """A still stretch of the total: its mean level over the base (g), first sample, length,
     and whether it began after the hand was seen letting go."""
-
-    __slots__ = ("level_g", "start_k", "n", "after_release")
 
     def __init__(self, level_g, start_k, n, after_release):
         self.level_g = level_g
@@ -43,8 +49,6 @@ class Held:
     hand): its level (g), zone change, the loading area and its length, when it was let go
     (t_ms) and how many samples it stood."""
 
-    __slots__ = ("level_g", "change", "area", "area_n", "t_ms", "n")
-
     def __init__(self, level_g, change, area, area_n, t_ms, n):
         self.level_g = level_g
         self.change = change
@@ -58,8 +62,6 @@ class Split:
     """A drop that paused and went on: perhaps a second piece after the first. The first is
     weighed over `w` samples up to `end_k`, on its own clock (`deadline_k`); `next_k` is when
     the drop resumed, `level_g` what stood in the pause, `confirmed` once more went."""
-
-    __slots__ = ("end_k", "w", "deadline_k", "next_k", "level_g", "confirmed")
 
     def __init__(self, end_k, w, deadline_k, next_k, level_g):
         self.end_k = end_k
@@ -75,20 +77,6 @@ class Leave:
     landing clock (`wait_n`), the deepest drop and when, the verdict's deadline, the drop
     summed while the piece was off its zone, the latest sample it was (mostly) missing, and a
     possible split into two pieces."""
-
-    __slots__ = (
-        "onset_k",
-        "notice_k",
-        "zones",
-        "wait_n",
-        "deepest",
-        "deepest_k",
-        "deadline_k",
-        "air_sum",
-        "air_n",
-        "gone_k",
-        "split",
-    )
 
     def __init__(self, onset_k, notice_k, zones, wait_n, deepest, deepest_k):
         self.onset_k = onset_k
@@ -108,8 +96,6 @@ class Returned:
     """A leaving whose weight came back: when it began, the zones it left, and the grams
     missing while it was in the air (0 when the dip was too short to weigh)."""
 
-    __slots__ = ("onset_k", "zones", "grams")
-
     def __init__(self, onset_k, zones, grams):
         self.onset_k = onset_k
         self.zones = zones
@@ -118,8 +104,6 @@ class Returned:
 
 class LastPlace:
     """The latest place (with items): its sample, zone (0-based), grams and item."""
-
-    __slots__ = ("k", "zone", "grams", "item")
 
     def __init__(self, k, zone, grams, item):
         self.k = k

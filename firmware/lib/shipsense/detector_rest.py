@@ -4,25 +4,10 @@ Also the way back: `end_episode` returns to rest (with a `touch` if something mo
 ship and nothing was decided).
 """
 
-from shipsense.detector_commit import reset_episode
-from shipsense.detector_measure import (
-    find_onset,
-    mean_total,
-    rounded_g,
-    sum_ref,
-    time_of,
-    worst_zone,
-)
-from shipsense.detector_records import AT_REST, LOADING
-from shipsense.detector_tuning import (
-    FAULT_LIMIT_G,
-    ONSET_FRACTION,
-    SWAY_LEARN_ENERGY,
-    SWAY_LEARN_NET,
-    TOUCH_MIN_G,
-    TRIGGER_MIN_G,
-    TRIGGER_SIGMAS,
-)
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
 
 
 def warm_up(det, k, total):
@@ -38,7 +23,7 @@ def warm_up(det, k, total):
             ring = det.zone_rings[i]
             values = sorted(ring[(k - j) % zn] for j in range(n))
             det.ref[i] = values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
-        det.base = sum_ref(det)
+        det.base = measure.sum_ref(det)
     if k >= 3:
         learn_noise(det, total, 1.0 / (k + 1) if k < 50 else det.noise_alpha)
 
@@ -51,9 +36,9 @@ def learn_noise(det, total, alpha):
 
 def step(det, k, total, d, sigma_fast):
     """One sample at rest, `d` grams from the base; True if an episode starts with it."""
-    trigger = TRIGGER_SIGMAS * sigma_fast
-    if trigger < TRIGGER_MIN_G:
-        trigger = TRIGGER_MIN_G
+    trigger = tuning.TRIGGER_SIGMAS * sigma_fast
+    if trigger < tuning.TRIGGER_MIN_G:
+        trigger = tuning.TRIGGER_MIN_G
     if d > trigger or d < -trigger:
         det.trigger_run += 1
     else:
@@ -61,10 +46,10 @@ def step(det, k, total, d, sigma_fast):
         track(det, k, total)
     if det.trigger_run < min(2, det.fast_n):
         return False
-    det.state = LOADING
-    onset = find_onset(det, k, trigger * ONSET_FRACTION)
+    det.state = records.LOADING
+    onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION)
     rebase(det, onset)
-    reset_episode(det, onset)
+    commit.reset_episode(det, onset)
     return True
 
 
@@ -75,7 +60,7 @@ def track(det, k, total):
     y = det.y
     for i in range(det.n_zones):
         ref[i] += (y[i] - ref[i]) * a
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)
     learn_noise(det, total, det.noise_alpha)
     if k % det.sway_every_n == 0:
         learn_sway(det, k)
@@ -100,8 +85,8 @@ def learn_sway(det, k):
         s_abs += d if d > 0 else -d
         energy += d * d
     # learn only from clear sway: well above the noise, and nearly nothing added or lost
-    if energy < SWAY_LEARN_ENERGY * det.var_total or (
-        s > SWAY_LEARN_NET * s_abs or -s > SWAY_LEARN_NET * s_abs
+    if energy < tuning.SWAY_LEARN_ENERGY * det.var_total or (
+        s > tuning.SWAY_LEARN_NET * s_abs or -s > tuning.SWAY_LEARN_NET * s_abs
     ):
         return
     det.sway.learn(change)
@@ -113,7 +98,7 @@ def check_faults(det, events):
     y = det.y
     faulty = det.faulty
     for i in range(det.n_zones):
-        bad = not -FAULT_LIMIT_G <= y[i] <= FAULT_LIMIT_G
+        bad = not -tuning.FAULT_LIMIT_G <= y[i] <= tuning.FAULT_LIMIT_G
         if bad and not faulty[i]:
             faulty[i] = True
             now = det.t_ring[det.k % det.history_n]
@@ -141,29 +126,29 @@ def rebase(det, onset):
         det.base_n = det.rebase_min_n  # the tracked level, of doubtful age: assume little
         return
     det.base_n = n
-    delta = (mean_total(det, last, n) - det.base) / det.n_zones
+    delta = (measure.mean_total(det, last, n) - det.base) / det.n_zones
     for i in range(det.n_zones):
         det.ref[i] += delta
-    det.base = sum_ref(det)
+    det.base = measure.sum_ref(det)
 
 
 def end_episode(det, events, k):
     """Back to rest; a `touch` if the ship moved and nothing was decided."""
-    if not det.committed and det.peak - det.trough >= TOUCH_MIN_G:
+    if not det.committed and det.peak - det.trough >= tuning.TOUCH_MIN_G:
         zones = []
         if det.area_n:
-            zones.append(worst_zone(det.sway.zone_scores(det.area)) + 1)
+            zones.append(measure.worst_zone(det.sway.zone_scores(det.area)) + 1)
         swing = det.peak if det.peak > -det.trough else det.trough
         events.append(
             {
                 "type": "touch",
-                "t_ms": time_of(det, det.onset_k),
+                "t_ms": measure.time_of(det, det.onset_k),
                 "decided_ms": det.t_ring[det.k % det.history_n],
-                "grams": rounded_g(swing),
+                "grams": measure.rounded_g(swing),
                 "zones": zones,
             }
         )
-    det.state = AT_REST
+    det.state = records.AT_REST
     det.rest_k = k
     det.trigger_run = 0
     det.leave = None

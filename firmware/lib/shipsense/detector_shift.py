@@ -1,10 +1,10 @@
 """State RETURNED: weight that left came back in time for a landing; once it settles, a
 `shift` from the zone that lost it to the zone that gained it, or a `stay`."""
 
-from shipsense.detector_commit import after_commit, settle_state
-from shipsense.detector_measure import losses, rounded_g, sum_ref, time_of, zone_change
-from shipsense.detector_records import Returned
-from shipsense.detector_tuning import SHIFT_MIN_G
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
 
 
 def weight_returned(det, events, k):
@@ -13,11 +13,11 @@ def weight_returned(det, events, k):
     in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
     if leave.air_n >= 3:
         in_air = -leave.air_sum / leave.air_n
-    det.returned = Returned(leave.onset_k, leave.zones, in_air)
+    det.returned = records.Returned(leave.onset_k, leave.zones, in_air)
     det.leave = None
     det.plateau = None
     det.stable_run = 0
-    settle_state(det)
+    commit.settle_state(det)
     if det.table_sense is not None:
         det.table_sense.settle_hit(False, det.t_ring[det.k % det.history_n])
 
@@ -30,8 +30,8 @@ def step(det, events, k):
 
 def decide_shift(det, events, k):
     returned = det.returned
-    change = zone_change(det, k, det.plateau.n)
-    lost_by_zone = losses(det, change)
+    change = measure.zone_change(det, k, det.plateau.n)
+    lost_by_zone = measure.losses(det, change)
     source = returned.zones[0]
     for z in returned.zones:
         if lost_by_zone[z] > lost_by_zone[source]:
@@ -43,18 +43,18 @@ def decide_shift(det, events, k):
     lost = lost_by_zone[source]
     gained = -lost_by_zone[target]
     now = det.t_ring[det.k % det.history_n]
-    if lost >= SHIFT_MIN_G and gained >= SHIFT_MIN_G:
+    if lost >= tuning.SHIFT_MIN_G and gained >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
-        if grams < SHIFT_MIN_G:
+        if grams < tuning.SHIFT_MIN_G:
             grams = 0.5 * (lost + gained)
         event = {
             "type": "shift",
-            "t_ms": time_of(det, returned.onset_k),
+            "t_ms": measure.time_of(det, returned.onset_k),
             "decided_ms": now,
             "from": source + 1,
             "to": target + 1,
-            "grams": rounded_g(grams),
+            "grams": measure.rounded_g(grams),
         }
         if det.items:
             item = moved_item(det, source + 1, grams)
@@ -65,18 +65,18 @@ def decide_shift(det, events, k):
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams
-        det.base = sum_ref(det)
+        det.base = measure.sum_ref(det)
     else:
         events.append(
             {
                 "type": "stay",
-                "t_ms": time_of(det, returned.onset_k),
+                "t_ms": measure.time_of(det, returned.onset_k),
                 "decided_ms": now,
-                "grams": rounded_g(returned.grams),
+                "grams": measure.rounded_g(returned.grams),
             }
         )
     det.returned = None
-    after_commit(det, k)
+    commit.after_commit(det, k)
 
 
 def moved_item(det, zone, grams):

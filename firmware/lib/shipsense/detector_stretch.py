@@ -8,9 +8,9 @@ resting for two samples only (a `short rest`); one followed by a rise is kept in
 
 from math import sqrt
 
-from shipsense.detector_measure import mean_total, time_of, zone_change
-from shipsense.detector_records import Held, Plateau
-from shipsense.detector_tuning import PLATEAU_MERGE_G, SETTLE_BAND_MIN_G, SETTLE_SIGMAS
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
 
 
 def update_plateau(det, k, band):
@@ -24,8 +24,8 @@ def update_plateau(det, k, band):
     plateau = det.plateau
     if plateau is None or det.stable_run == 1:
         after_release = det.released_k is not None and det.released_k <= start
-        level = mean_total(det, k, n) - det.base
-        tolerance = band if band > PLATEAU_MERGE_G else PLATEAU_MERGE_G
+        level = measure.mean_total(det, k, n) - det.base
+        tolerance = band if band > tuning.PLATEAU_MERGE_G else tuning.PLATEAU_MERGE_G
         if (
             plateau is None
             or plateau.after_release != after_release
@@ -33,11 +33,11 @@ def update_plateau(det, k, band):
             or abs(level - plateau.level_g) > tolerance
             or strayed(det, plateau, start)
         ):
-            det.plateau = plateau = Plateau(0.0, start, n, after_release)
+            det.plateau = plateau = records.Plateau(0.0, start, n, after_release)
     n = k - plateau.start_k + 1
     plateau.n = n
     w = n if n < det.place_max_n else det.place_max_n
-    plateau.level_g = mean_total(det, k, w) - det.base
+    plateau.level_g = measure.mean_total(det, k, w) - det.base
 
 
 def strayed(det, plateau, start):
@@ -67,7 +67,7 @@ def rose_since_release(det, plateau):
         return False
     if n > det.place_max_n:
         n = det.place_max_n
-    settled = mean_total(det, last, n) - det.base
+    settled = measure.mean_total(det, last, n) - det.base
     return plateau.level_g - settled > det.leave_level
 
 
@@ -90,9 +90,9 @@ def short_rest(det, k, floor, settle):
     first = det.released_k + settle
     if k - first > h - 1:
         first = k - h + 1
-    band = SETTLE_SIGMAS * sqrt(det.var_total)
-    if band < SETTLE_BAND_MIN_G:
-        band = SETTLE_BAND_MIN_G
+    band = tuning.SETTLE_SIGMAS * sqrt(det.var_total)
+    if band < tuning.SETTLE_BAND_MIN_G:
+        band = tuning.SETTLE_BAND_MIN_G
     if floor < det.floor_g:
         floor = det.floor_g  # lighter is no piece
     best = None
@@ -111,7 +111,7 @@ def short_rest(det, k, floor, settle):
             best = j
     if best is None:
         return None
-    return Plateau(mean_total(det, best + n - 1, n) - det.base, best, n, True)
+    return records.Plateau(measure.mean_total(det, best + n - 1, n) - det.base, best, n, True)
 
 
 def hold_short_rest(det, rest, d):
@@ -119,12 +119,12 @@ def hold_short_rest(det, rest, d):
     time) and follow the new load as a loading of its own; `decide_place` settles it."""
     n = rest.n
     area = det.area
-    det.held = Held(
+    det.held = records.Held(
         rest.level_g,
-        zone_change(det, rest.start_k + n - 1, n),
+        measure.zone_change(det, rest.start_k + n - 1, n),
         list(area),
         det.area_n,
-        time_of(det, det.released_k if det.released_k is not None else rest.start_k),
+        measure.time_of(det, det.released_k if det.released_k is not None else rest.start_k),
         n,
     )
     det.peak = d

@@ -6,100 +6,122 @@ and the zones below it), not from numbers written out by hand. `windows(det)` tu
 milliseconds into sample counts for the detector's rate.
 """
 
+try:
+    from micropython import const
+except ImportError:  # CPython: the host runs this very module
+
+    def const(value):
+        return value
+
+
+# `const`: inlined where used and, for the _private names, no RAM at all on the ESP32 (the
+# public ones are read by the states' modules and stay in this module's dict).
 TABLE_MODES = ("none", "mat", "piezo", "both")
 
 # --- rings and rest ------------------------------------------------------------------------
-HISTORY_MS = 3000  # how far back the rings reach
-ZONE_HISTORY_MS = 1300
-FAST_MS = 50  # the moving mean that feeds the triggers
-STABLE_MS = 100  # the span over which "holding still" is judged
-WARMUP_MS = 600  # samples used to learn the empty ship before deciding anything
-TRACK_MS = 4000  # zero-tracking time constant at rest (drift, creep)
-REBASE_MS = 2000  # an episode's starting level: the mean of the rest before it, this long ...
-REBASE_MIN_MS = 200  # ... at least this long (else the zero-tracking level stands)
-NOISE_MS = 3000  # noise estimate time constant at rest
-SIGMA_START_G = 0.1  # noise assumed per zone before it is measured
-GLITCH_MIN_G = 3.0  # the Hampel filter replaces a sample this far off its neighbours' median
-GLITCH_SIGMAS = 6.0  # ... or this many noise sigmas of one zone, if more
-TRIGGER_MIN_G = 0.6  # smallest change of the total that starts an episode
-TRIGGER_SIGMAS = 5.0
-ONSET_FRACTION = 0.4  # an episode began where the total first strayed this share of the trigger
-FAULT_LIMIT_G = 5000.0  # a zone beyond this is a broken channel
-INPUT_LIMIT_G = 1.0e6
-MAX_EPISODE_MS = 30000  # a disturbance this long is given up: the levels are re-learned
+_HISTORY_MS = const(3000)  # how far back the rings reach
+_ZONE_HISTORY_MS = const(1300)
+_FAST_MS = const(50)  # the moving mean that feeds the triggers
+_STABLE_MS = const(100)  # the span over which "holding still" is judged
+_WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
+_TRACK_MS = const(4000)  # zero-tracking time constant at rest (drift, creep)
+_REBASE_MS = const(
+    2000
+)  # an episode's starting level: the mean of the rest before it, this long ...
+_REBASE_MIN_MS = const(200)  # ... at least this long (else the zero-tracking level stands)
+_NOISE_MS = const(3000)  # noise estimate time constant at rest
+SIGMA_START_G = const(0.1)  # noise assumed per zone before it is measured
+GLITCH_MIN_G = const(3.0)  # the Hampel filter replaces a sample this far off its neighbours' median
+GLITCH_SIGMAS = const(6.0)  # ... or this many noise sigmas of one zone, if more
+TRIGGER_MIN_G = const(0.6)  # smallest change of the total that starts an episode
+TRIGGER_SIGMAS = const(5.0)
+ONSET_FRACTION = const(
+    0.4
+)  # an episode began where the total first strayed this share of the trigger
+FAULT_LIMIT_G = const(5000.0)  # a zone beyond this is a broken channel
+INPUT_LIMIT_G = const(1.0e6)
+_MAX_EPISODE_MS = const(30000)  # a disturbance this long is given up: the levels are re-learned
 # the sway model learns from zone changes over this lag, this often, refreshed this often
-SWAY_LAG_MS = 150
-SWAY_EVERY_MS = 40
-SWAY_REFRESH_MS = 1000
-SWAY_MEMORY_S = 30
-SWAY_LEARN_ENERGY = 12.0  # clear sway: the change's energy beats the noise this many times ...
-SWAY_LEARN_NET = 0.3  # ... and nearly nothing added or lost (net under this share of it)
-RECENT_FALL_MS = 1500  # the table is told a fall was this recent (a late landing)
+_SWAY_LAG_MS = const(150)
+SWAY_EVERY_MS = const(40)
+_SWAY_REFRESH_MS = const(1000)
+SWAY_MEMORY_S = const(30)
+SWAY_LEARN_ENERGY = const(
+    12.0
+)  # clear sway: the change's energy beats the noise this many times ...
+SWAY_LEARN_NET = const(0.3)  # ... and nearly nothing added or lost (net under this share of it)
+_RECENT_FALL_MS = const(1500)  # the table is told a fall was this recent (a late landing)
 
 # --- loading and place ---------------------------------------------------------------------
-LEAVE_MIN_G = 0.9  # smallest drop announced as `leaving`
-LEAVE_SIGMAS = 5.5
-LEAVE_MS = 20  # the drop must hold this long ...
-LEAVE_RINGING_MS = 90  # ... or this long while a released piece may still ring
-RINGING_MS = 600
-PLACE_MIN_G = 0.9  # smallest rise that is a `place`
-RELEASE_MIN_G = 0.6  # the hand let go: the level fell this far below its peak, and ...
-RELEASE_SIGMAS = 6.0  # ... this many noise sigmas, and ...
-RELEASE_FRACTION = 0.2  # ... this fraction of the peak (a pressing hand trembles ~4%)
-TREMOR_FRACTION = 0.1  # a rise from a still stretch with no release seen must beat this
-SETTLE_BAND_MIN_G = 0.3
-SETTLE_SIGMAS = 4.0
-TREND_FRACTION = 0.6  # the older and newer half of the span may differ by this much of the band
-PLACE_MIN_WINDOW_MS = 100  # a placed piece is weighed over at least this (and 5 samples) ...
-PLACE_MAX_WINDOW_MS = 1200  # ... and at most this
-PLACE_SE_G = 0.15  # without items, weigh until the standard error is this small
-PLACE_MARGIN_SE = 2.5  # with items, until the weight is this many errors from a boundary
-PLAIN_MS = 850  # a rise without a seen release is a place once it has held this long
-PLAIN_DROP_MS = 350  # ... or when it held this long (4 samples) and then went away again
-PLATEAU_MERGE_MS = 150  # a still stretch may pause this long and go on at the same level
-PLATEAU_MERGE_G = 0.4
-COMMIT_MIN_MS = 100  # a plateau this long after the release can be weighed if a fall follows
+LEAVE_MIN_G = const(0.9)  # smallest drop announced as `leaving`
+LEAVE_SIGMAS = const(5.5)
+_LEAVE_MS = const(20)  # the drop must hold this long ...
+_LEAVE_RINGING_MS = const(90)  # ... or this long while a released piece may still ring
+_RINGING_MS = const(600)
+PLACE_MIN_G = const(0.9)  # smallest rise that is a `place`
+RELEASE_MIN_G = const(0.6)  # the hand let go: the level fell this far below its peak, and ...
+RELEASE_SIGMAS = const(6.0)  # ... this many noise sigmas, and ...
+RELEASE_FRACTION = const(0.2)  # ... this fraction of the peak (a pressing hand trembles ~4%)
+TREMOR_FRACTION = const(0.1)  # a rise from a still stretch with no release seen must beat this
+SETTLE_BAND_MIN_G = const(0.3)
+SETTLE_SIGMAS = const(4.0)
+TREND_FRACTION = const(
+    0.6
+)  # the older and newer half of the span may differ by this much of the band
+_PLACE_MIN_WINDOW_MS = const(
+    100
+)  # a placed piece is weighed over at least this (and 5 samples) ...
+_PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
+PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is this small
+PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
+_PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
+_PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
+_PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
+PLATEAU_MERGE_G = const(0.4)
+_COMMIT_MIN_MS = const(
+    100
+)  # a plateau this long after the release can be weighed if a fall follows
 # A still stretch after the release that stands above where the load first settled is not
 # the piece: a hand brushed it (or more came on). Judged from this long after the release ...
-RISE_GAP_MS = 100
-RISE_MIN_MS = 50  # ... over at least this long before the stretch began
-RISE_COMMIT_MS = 300  # a stretch after the release this long is a piece when more comes on
-QUIET_MS = 150  # the episode is over after this long back at the old level
+_RISE_GAP_MS = const(100)
+_RISE_MIN_MS = const(50)  # ... over at least this long before the stretch began
+_RISE_COMMIT_MS = const(300)  # a stretch after the release this long is a piece when more comes on
+_QUIET_MS = const(150)  # the episode is over after this long back at the old level
 # A drop soon after a place that leaves a piece's weight behind and fits no cargo of the
 # zones that lost it was a hand weighed with the fresh piece (with items only).
-FRESH_MS = 1500
-FRESH_FIT_ERRORS = 2.5  # what stays fits a piece this well ...
-FRESH_CARGO_ERRORS = 3.0  # ... and what went fits no cargo better than this
-ONE_ZONE_FRACTION = 0.5  # a placed piece shows at least this share of its weight on its zone
-TOUCH_MIN_G = 1.5  # smaller transients are not worth a `touch`
-SHORT_REST_SAMPLES = 2  # at 10 SPS a piece may be seen resting for this many samples only
+_FRESH_MS = const(1500)
+FRESH_FIT_ERRORS = const(2.5)  # what stays fits a piece this well ...
+FRESH_CARGO_ERRORS = const(3.0)  # ... and what went fits no cargo better than this
+ONE_ZONE_FRACTION = const(0.5)  # a placed piece shows at least this share of its weight on its zone
+TOUCH_MIN_G = const(1.5)  # smaller transients are not worth a `touch`
+_SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this many samples only
 
 # --- leaving, fall and shift ---------------------------------------------------------------
-SHIFT_MIN_G = 0.9
-ZONE_FLOOR_ITEM = 0.6  # with items, a zone losing this share of the lightest piece counts
-ZONE_FLOOR_FRACTION = 0.25  # ... else this share of the loss (never under ZONE_FLOOR_G)
-ZONE_FLOOR_G = 0.7
-SHIFT_SETTLE_MS = 200
+SHIFT_MIN_G = const(0.9)
+ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the lightest piece counts
+ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
+ZONE_FLOOR_G = const(0.7)
+_SHIFT_SETTLE_MS = const(200)
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
 # to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
 # no landing clock. Derived from geometry.py's heights and BELOW by `derive_landing_ms`,
 # which runs on the host only: importing geometry here would put it (and ship_messages) on
 # the ESP32's heap for ten numbers. tests/unit/test_shipsense_tuning.py holds the two equal.
 # Then the time the landing needs to show through the filters.
-TUMBLE_FACTOR = 1.08
+TUMBLE_FACTOR = const(1.08)
 LANDING_MS = (0, 0, 0, 0, 182, 182, 223, 223, 258, 258)  # was written 183 for zones 5-6 by hand
-LANDING_SEEN_MS = 20
-LANDING_SLOW_SAMPLES = 2  # at 10 SPS the HX711 needs 400 ms to show a step in full
-FALL_WEIGH_MS = 100  # fallen grams are weighed over at least this long after the drop
-EXTRA_WAIT_MS = 150  # the most a slow slide may push the verdict back
+_LANDING_SEEN_MS = const(20)
+_LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
+_FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
+_EXTRA_WAIT_MS = const(150)  # the most a slow slide may push the verdict back
 # Weight back after it stayed away this much longer than the landing clock is not the piece
 # landing on a lower zone. At 10 SPS the clock already allows the HX711's 200 ms, and a
 # piece landing shows back within two samples less than it: there, one sample less will do
-LATE_MS = 100
-PAUSE_MS = 60  # a drop that stood still this long and goes on is the next piece leaving
-PROGRESS_MS = 25  # a drop still deepening over this span (by a noise margin, and by ...
-PROGRESS_FRACTION = 0.05  # ... this fraction of it) means the piece is still going
-SLOW_RATE_HZ = 40  # below this rate the HX711's settling shapes the rules (10 SPS)
+_LATE_MS = const(100)
+_PAUSE_MS = const(60)  # a drop that stood still this long and goes on is the next piece leaving
+_PROGRESS_MS = const(25)  # a drop still deepening over this span (by a noise margin, and by ...
+PROGRESS_FRACTION = const(0.05)  # ... this fraction of it) means the piece is still going
+_SLOW_RATE_HZ = const(40)  # below this rate the HX711's settling shapes the rules (10 SPS)
 
 
 def landing_ms(zone):
@@ -122,49 +144,49 @@ def windows(det):
     def ns(ms):
         return samples(rate_hz, ms)
 
-    det.history_n = ns(HISTORY_MS)
-    det.zone_history_n = ns(ZONE_HISTORY_MS)
-    det.fast_n = ns(FAST_MS)
-    det.stable_w = max(3, ns(STABLE_MS))
-    det.warmup_n = ns(WARMUP_MS)
-    det.track_alpha = 1.0 / ns(TRACK_MS)
-    det.noise_alpha = 1.0 / ns(NOISE_MS)
-    det.leave_n = ns(LEAVE_MS)
-    det.leave_ringing_n = ns(LEAVE_RINGING_MS)
+    det.history_n = ns(_HISTORY_MS)
+    det.zone_history_n = ns(_ZONE_HISTORY_MS)
+    det.fast_n = ns(_FAST_MS)
+    det.stable_w = max(3, ns(_STABLE_MS))
+    det.warmup_n = ns(_WARMUP_MS)
+    det.track_alpha = 1.0 / ns(_TRACK_MS)
+    det.noise_alpha = 1.0 / ns(_NOISE_MS)
+    det.leave_n = ns(_LEAVE_MS)
+    det.leave_ringing_n = ns(_LEAVE_RINGING_MS)
     det.low_n = max(2, det.leave_ringing_n)
-    det.ringing_n = ns(RINGING_MS)
-    det.place_min_n = max(5, ns(PLACE_MIN_WINDOW_MS))
-    det.place_max_n = max(det.place_min_n, ns(PLACE_MAX_WINDOW_MS))
-    det.plain_n = ns(PLAIN_MS)
-    det.plain_drop_n = max(4, ns(PLAIN_DROP_MS))
-    det.commit_min_n = max(2, ns(COMMIT_MIN_MS))
+    det.ringing_n = ns(_RINGING_MS)
+    det.place_min_n = max(5, ns(_PLACE_MIN_WINDOW_MS))
+    det.place_max_n = max(det.place_min_n, ns(_PLACE_MAX_WINDOW_MS))
+    det.plain_n = ns(_PLAIN_MS)
+    det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
+    det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off
-    det.short_rest_n = SHORT_REST_SAMPLES if det.stable_w <= 3 else 0
-    det.rise_gap_n = ns(RISE_GAP_MS)
-    det.rebase_n = ns(REBASE_MS)
-    det.rebase_min_n = ns(REBASE_MIN_MS)
-    det.rise_min_n = ns(RISE_MIN_MS)
-    det.rise_commit_n = ns(RISE_COMMIT_MS)
-    det.fresh_n = ns(FRESH_MS)
-    det.merge_gap_n = ns(PLATEAU_MERGE_MS)
-    det.quiet_n = ns(QUIET_MS)
-    det.shift_settle_n = max(3, ns(SHIFT_SETTLE_MS))
-    det.sway_lag_n = ns(SWAY_LAG_MS)
+    det.short_rest_n = _SHORT_REST_SAMPLES if det.stable_w <= 3 else 0
+    det.rise_gap_n = ns(_RISE_GAP_MS)
+    det.rebase_n = ns(_REBASE_MS)
+    det.rebase_min_n = ns(_REBASE_MIN_MS)
+    det.rise_min_n = ns(_RISE_MIN_MS)
+    det.rise_commit_n = ns(_RISE_COMMIT_MS)
+    det.fresh_n = ns(_FRESH_MS)
+    det.merge_gap_n = ns(_PLATEAU_MERGE_MS)
+    det.quiet_n = ns(_QUIET_MS)
+    det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
+    det.sway_lag_n = ns(_SWAY_LAG_MS)
     det.sway_every_n = ns(SWAY_EVERY_MS)
-    det.sway_refresh_n = ns(SWAY_REFRESH_MS)
-    det.progress_n = ns(PROGRESS_MS)
-    det.fall_weigh_n = max(2, ns(FALL_WEIGH_MS))
-    det.pause_n = max(2, ns(PAUSE_MS))
-    det.extra_wait_n = ns(EXTRA_WAIT_MS)
-    det.late_n = ns(LATE_MS) if rate_hz >= SLOW_RATE_HZ else -1
-    det.max_episode_n = ns(MAX_EPISODE_MS)
-    det.recent_fall_n = ns(RECENT_FALL_MS)
+    det.sway_refresh_n = ns(_SWAY_REFRESH_MS)
+    det.progress_n = ns(_PROGRESS_MS)
+    det.fall_weigh_n = max(2, ns(_FALL_WEIGH_MS))
+    det.pause_n = max(2, ns(_PAUSE_MS))
+    det.extra_wait_n = ns(_EXTRA_WAIT_MS)
+    det.late_n = ns(_LATE_MS) if rate_hz >= _SLOW_RATE_HZ else -1
+    det.max_episode_n = ns(_MAX_EPISODE_MS)
+    det.recent_fall_n = ns(_RECENT_FALL_MS)
     det.landing_n = []
     det.deck = []  # zones with nothing below them: a piece leaving them cannot shift
-    slow_n = LANDING_SLOW_SAMPLES if rate_hz < SLOW_RATE_HZ else 0
+    slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)
-        det.landing_n.append(ns(height_ms + LANDING_SEEN_MS) + slow_n)
+        det.landing_n.append(ns(height_ms + _LANDING_SEEN_MS) + slow_n)
         det.deck.append(height_ms == 0)
 
 
