@@ -137,6 +137,11 @@ class Detector:
         self.last_fall_k = -(10**9)
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
+        self.pending_touch = None  # a touch waiting for the mat's verdict (a topple?)
+        self.pending_release_t = 0
+        self.pending_onset_k = 0
+        self.pending_until_k = 0
+        self.pending_mat = False
         commit.reset_episode(self, 0)
         self.table_sense = None
         if table != "none":
@@ -242,6 +247,8 @@ class Detector:
         self.prev_total1 = total
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
+            if self.pending_touch is not None:
+                detector_rest.pending_step(self, k, more, events)
             if more:
                 events.extend(more)
         return events

@@ -107,12 +107,21 @@ def step(det, events, k, d, sigma_fast):
                 w = det.place_max_n
             fall.decide_fall(det, events, k, det.base - measure.mean_total(det, end_k, w), w, end_k)
             return
-    if k < leave.deadline_k or k - leave.deepest_k < det.fall_weigh_n:
+    if k - leave.deepest_k < det.fall_weigh_n:
+        return
+    # a deck piece may be tumbling into the next quarter: its clock is the slide's, unless
+    # the mat already holds what the ship lost (fusion: then it fell, no need to wait)
+    landed = det.deck[leave.zones[0]] and mat_holds(det, leave)
+    if k < leave.deadline_k and not landed:
         return
     # a slow slide can hide in the noise: the clock starts when the drop was (nearly) as
     # deep as it is now, whatever the noise said on the way
     deep_k = measure.reached(det, k, leave.onset_k, 0.7 * leave.deepest)
-    if k < deep_k + leave.wait_n and k < leave.notice_k + leave.wait_n + det.extra_wait_n:
+    if (
+        not landed
+        and k < deep_k + leave.wait_n
+        and k < leave.notice_k + leave.wait_n + det.extra_wait_n
+    ):
         return
     w = k - leave.deepest_k
     if w > det.place_max_n:
@@ -134,3 +143,12 @@ def returned_late(det, leave):
     not the piece landing (a yard piece lands within ~0.2 s of leaving)."""
     deep_k = measure.reached(det, leave.gone_k, leave.onset_k, 0.7 * leave.deepest)
     return leave.gone_k - deep_k >= leave.wait_n + det.late_n
+
+
+def mat_holds(det, leave):
+    """True if the mat began to change after the drop began and now holds at least half the
+    grams the ship lost (a piece that landed on it, not a hand knocking the table)."""
+    table = det.table_sense
+    if table is None or not table.uses_mat or not table.active or table.onset_k < leave.onset_k:
+        return False
+    return table.level - table.base >= tuning.MAT_HOLDS_FRACTION * -leave.deepest

@@ -8,6 +8,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_tuning as tuning
+from shipsense.items import name_place
 
 
 def warm_up(det, k, total):
@@ -139,17 +140,81 @@ def end_episode(det, events, k):
         if det.area_n:
             zones.append(measure.worst_zone(det.sway.zone_scores(det.area)) + 1)
         swing = det.peak if det.peak > -det.trough else det.trough
-        events.append(
-            {
-                "type": "touch",
-                "t_ms": measure.time_of(det, det.onset_k),
-                "decided_ms": det.t_ring[det.k % det.history_n],
-                "grams": measure.rounded_g(swing),
-                "zones": zones,
-            }
-        )
+        touch = {
+            "type": "touch",
+            "t_ms": measure.time_of(det, det.onset_k),
+            "decided_ms": det.t_ring[det.k % det.history_n],
+            "grams": measure.rounded_g(swing),
+            "zones": zones,
+        }
+        if det.pending_touch is not None:
+            events.append(det.pending_touch)  # the mat said nothing in time: a touch
+            det.pending_touch = None
+        table = det.table_sense
+        if zones and det.peak >= det.floor_g and table is not None and table.uses_mat:
+            # a rise that vanished: perhaps a piece that toppled off as it was let go. The
+            # mat will tell: wait until the piece could have reached it (pending_step)
+            released = det.released_k if det.released_k is not None else det.onset_k
+            det.pending_touch = touch
+            det.pending_onset_k = det.onset_k
+            det.pending_until_k = released + det.table_fall_n
+            det.pending_mat = False
+            det.pending_release_t = measure.time_of(det, released)
+        else:
+            events.append(touch)
     det.state = records.AT_REST
     det.rest_k = k
     det.trigger_run = 0
     det.leave = None
     det.returned = None
+
+
+def mat_began_since(det, k):
+    """True if the table mat is in an episode that began at sample `k` or later."""
+    table = det.table_sense
+    return table is not None and table.uses_mat and table.active and table.onset_k >= k
+
+
+def pending_step(det, k, table_events, events):
+    """One sample with a touch pending: the touch stands if the mat felt nothing by the time
+    a toppled piece would have reached it; once the mat felt something, its verdict decides."""
+    if not det.pending_mat and mat_began_since(det, det.pending_onset_k):
+        det.pending_mat = True
+    if det.pending_mat and k <= det.pending_until_k + det.max_episode_n:
+        if table_events:
+            resolve_topple(det, table_events, events)
+        return
+    if k > det.pending_until_k:
+        events.append(det.pending_touch)
+        det.pending_touch = None
+
+
+def resolve_topple(det, table_events, events):
+    """The mat decided what landed after a rise that vanished (a pending touch): a piece it
+    holds, as heavy as a piece, toppled off its zone as it was let go: a `place` and a
+    `fall` (fusion: the ship alone saw only a touch). Anything else: the touch stands."""
+    touch = det.pending_touch
+    grams = 0.0
+    for event in table_events:
+        if event["type"] == "land" and event["grams"] and not event["bounced"]:
+            grams = event["grams"]
+    det.pending_touch = None
+    if grams < det.floor_g or grams > det.peak + det.leave_level:
+        events.append(touch)
+        return
+    now = table_events[0]["decided_ms"]
+    t_ms = det.pending_release_t
+    zone = touch["zones"][0]
+    place = {"type": "place", "t_ms": t_ms, "decided_ms": now, "zone": zone, "grams": grams}
+    fall = {"type": "fall", "t_ms": t_ms, "decided_ms": now, "grams": grams, "zones": [zone]}
+    if det.items:
+        item, ambiguous, alternatives = name_place(grams, det.items)
+        place["item"] = item
+        fall["items"] = [item]
+        if ambiguous:
+            place["ambiguous"] = fall["ambiguous"] = True
+            place["alternatives"] = alternatives
+            fall["alternatives"] = [[name] for name in alternatives]
+    events.append(place)
+    events.append(fall)
+    det.last_fall_k = det.k

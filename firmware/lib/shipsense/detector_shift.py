@@ -46,8 +46,11 @@ def decide_shift(det, events, k):
     if lost >= tuning.SHIFT_MIN_G and gained >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
-        if grams < tuning.SHIFT_MIN_G:
-            grams = 0.5 * (lost + gained)
+        settled = 0.5 * (lost + gained)
+        if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
+            # a piece that tipped or slid rather than flew was never all off the ship: what
+            # went missing in the air understates it, the zones it left and reached do not
+            grams = settled
         event = {
             "type": "shift",
             "t_ms": measure.time_of(det, returned.onset_k),
@@ -57,8 +60,12 @@ def decide_shift(det, events, k):
             "grams": measure.rounded_g(grams),
         }
         if det.items:
-            item = moved_item(det, source + 1, grams)
+            item = moved_item(det, source + 1, grams, returned.grams)
             if item is not None:
+                # the piece is known (weighed when placed): its weight, not the zones' change
+                # right after a landing that set the ship swaying
+                grams = det.items[item]
+                event["grams"] = measure.rounded_g(grams)
                 event["item"] = item
                 det.cargo.remove(source + 1, item)
                 det.cargo.add(target + 1, item)
@@ -79,11 +86,14 @@ def decide_shift(det, events, k):
     commit.after_commit(det, k)
 
 
-def moved_item(det, zone, grams):
-    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None."""
+def moved_item(det, zone, grams, in_air_g):
+    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None; never one
+    lighter than what was seen missing while it moved (`in_air_g`, a lower bound)."""
     best = None
     best_error = 1.0e30
     for item in det.cargo.zones[zone]:
+        if det.items[item] < tuning.SHIFT_AIR_FRACTION * in_air_g:
+            continue
         error = abs(det.items[item] - grams)
         if error < best_error:
             best_error = error

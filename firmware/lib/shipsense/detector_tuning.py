@@ -98,6 +98,7 @@ _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this
 
 # --- leaving, fall and shift ---------------------------------------------------------------
 SHIFT_MIN_G = const(0.9)
+SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
 ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the lightest piece counts
 ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
 ZONE_FLOOR_G = const(0.7)
@@ -111,6 +112,19 @@ _SHIFT_SETTLE_MS = const(200)
 TUMBLE_FACTOR = const(1.08)
 LANDING_MS = (0, 0, 0, 0, 182, 182, 223, 223, 258, 258)  # was written 183 for zones 5-6 by hand
 _LANDING_SEEN_MS = const(20)
+# Every deck quarter has deck quarters beside it (geometry.NEIGHBOURS, held by
+# tests/unit/test_shipsense_tuning.py): a deck piece that tips over, slides or tumbles into
+# the next quarter is off both for a while (the independent model: 100-150 ms; the zoo's
+# `slides` family: 60-220 ms from the first unloading, of which this clock, counted from the
+# deepest point of the drop, needs 180 ms), so a deck zone's landing clock is this long. A
+# fall from the deck is decided that much later (80 SPS fall p50 +10 ms on the zoo and the
+# corpus), unless the mat already holds what the ship lost (fusion, detector_leaving).
+_DECK_SLIDE_MS = const(180)
+# A piece toppling off the top yard reaches the table within its free fall from there, plus
+# TUMBLE_FACTOR (geometry.py's heights, held by tests/unit/test_shipsense_tuning.py), and the
+# mat shows it LANDING_SEEN_MS later: a vanished rise waits this long for the mat's word.
+TABLE_FALL_MS = const(284)
+MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
 _LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
 _FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
 _EXTRA_WAIT_MS = const(150)  # the most a slow slide may push the verdict back
@@ -181,13 +195,17 @@ def windows(det):
     det.late_n = ns(_LATE_MS) if rate_hz >= _SLOW_RATE_HZ else -1
     det.max_episode_n = ns(_MAX_EPISODE_MS)
     det.recent_fall_n = ns(_RECENT_FALL_MS)
+    det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS)
     det.landing_n = []
-    det.deck = []  # zones with nothing below them: a piece leaving them cannot shift
+    det.deck = []  # zones with nothing below them: a piece leaving them can only slide
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)
+        deck = height_ms == 0
+        if deck:
+            height_ms = _DECK_SLIDE_MS
         det.landing_n.append(ns(height_ms + _LANDING_SEEN_MS) + slow_n)
-        det.deck.append(height_ms == 0)
+        det.deck.append(deck)
 
 
 def derive_landing_ms():
