@@ -62,10 +62,13 @@ def decide_shift(det, events, k):
         if det.items:
             item = moved_item(det, source + 1, grams, returned.grams)
             if item is not None:
-                # the piece is known (weighed when placed): its weight, not the zones' change
-                # right after a landing that set the ship swaying
-                grams = det.items[item]
-                event["grams"] = measure.rounded_g(grams)
+                weight = det.items[item]
+                if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
+                    # the piece is known (weighed when placed): its weight, not the zones'
+                    # change right after a landing that set the ship swaying (which reads
+                    # low while part of a tipping piece still rolls)
+                    grams = weight
+                    event["grams"] = measure.rounded_g(grams)
                 event["item"] = item
                 det.cargo.remove(source + 1, item)
                 det.cargo.add(target + 1, item)

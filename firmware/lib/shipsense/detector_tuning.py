@@ -98,6 +98,8 @@ _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this
 
 # --- leaving, fall and shift ---------------------------------------------------------------
 SHIFT_MIN_G = const(0.9)
+SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
+SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
 ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the lightest piece counts
 ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
@@ -195,10 +197,10 @@ def windows(det):
     det.late_n = ns(_LATE_MS) if rate_hz >= _SLOW_RATE_HZ else -1
     det.max_episode_n = ns(_MAX_EPISODE_MS)
     det.recent_fall_n = ns(_RECENT_FALL_MS)
-    det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS)
     det.landing_n = []
     det.deck = []  # zones with nothing below them: a piece leaving them can only slide
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
+    det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)
         deck = height_ms == 0
