@@ -248,6 +248,25 @@ def test_a_hand_pressing_the_ship_while_a_knock_shakes_the_mat_stays_a_touch():
     assert len(of_type(events, "touch")) == 1
 
 
+def test_a_placement_setting_off_a_cascade_is_a_place_and_then_separate_falls():
+    # issue 11: the fresh piece rests too briefly to be weighed for its own sake before
+    # pieces on other zones go, 250 ms apart
+    signal = ShipSignal(seconds=8.0, noise_g=0.1)
+    signal.place(2, 11.8, 500.0, press_g=0.0)
+    signal.place(9, 4.4, 2000.0, press_g=0.0)
+    hand_left = signal.place(5, 6.1, 4000.0, press_g=0.0)
+    signal.fall(2, 11.8, hand_left + 200.0)
+    signal.fall(9, 4.4, hand_left + 450.0)
+    events = of_type(detect(signal, ITEMS), "place", "fall")
+    assert [(e["type"], e.get("item"), e.get("items")) for e in events] == [
+        ("place", "boat", None),
+        ("place", "sailor", None),
+        ("place", "barrel", None),
+        ("fall", None, ["boat"]),
+        ("fall", None, ["sailor"]),
+    ]
+
+
 def test_pieces_falling_together_are_one_fall_named_among_what_is_aboard():
     signal = ShipSignal(seconds=8.0, noise_g=0.1)
     signal.place(7, 4.4, 500.0)

@@ -78,7 +78,17 @@ def check_leaving(det, events, k, d, leave_level):
             elif not plateau.after_release or plateau.n >= det.rise_commit_n:
                 place.decide_place(det, events, k)
             return False
-        if ready and d < plateau.level_g - leave_level:
+        if not ready and d < plateau.level_g - leave_level and det.dropping_k is None:
+            # a cascade: the fresh piece rests, too briefly to be weighed for its own sake,
+            # while weight leaves other zones; the stretch it rested for is the piece
+            end = plateau.start_k + plateau.n - 1
+            if (
+                plateau.n >= det.cascade_min_n
+                and place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
+                and not place.hand_let_go(det, k, plateau)
+            ):
+                level_ref = plateau.level_g
+        elif ready and d < plateau.level_g - leave_level:
             det.low_run = det.low_run + 1 if d < det.floor_g else 0
             if det.low_run >= det.low_n:
                 level_ref = plateau.level_g  # back to the old level: the piece itself left

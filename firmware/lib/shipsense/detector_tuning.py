@@ -25,9 +25,8 @@ _FAST_MS = const(50)  # the moving mean that feeds the triggers
 _STABLE_MS = const(100)  # the span over which "holding still" is judged
 _WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
 _TRACK_MS = const(4000)  # zero-tracking time constant at rest (drift, creep)
-_REBASE_MS = const(
-    2000
-)  # an episode's starting level: the mean of the rest before it, this long ...
+# an episode's starting level: the mean of the rest before it, this long ...
+_REBASE_MS = const(2000)
 _REBASE_MIN_MS = const(200)  # ... at least this long (else the zero-tracking level stands)
 _NOISE_MS = const(3000)  # noise estimate time constant at rest
 SIGMA_START_G = const(0.1)  # noise assumed per zone before it is measured
@@ -35,9 +34,8 @@ GLITCH_MIN_G = const(3.0)  # the Hampel filter replaces a sample this far off it
 GLITCH_SIGMAS = const(6.0)  # ... or this many noise sigmas of one zone, if more
 TRIGGER_MIN_G = const(0.6)  # smallest change of the total that starts an episode
 TRIGGER_SIGMAS = const(5.0)
-ONSET_FRACTION = const(
-    0.4
-)  # an episode began where the total first strayed this share of the trigger
+# an episode began where the total first strayed this share of the trigger
+ONSET_FRACTION = const(0.4)
 FAULT_LIMIT_G = const(5000.0)  # a zone beyond this is a broken channel
 INPUT_LIMIT_G = const(1.0e6)
 _MAX_EPISODE_MS = const(30000)  # a disturbance this long is given up: the levels are re-learned
@@ -46,9 +44,8 @@ _SWAY_LAG_MS = const(150)
 SWAY_EVERY_MS = const(40)
 _SWAY_REFRESH_MS = const(1000)
 SWAY_MEMORY_S = const(30)
-SWAY_LEARN_ENERGY = const(
-    12.0
-)  # clear sway: the change's energy beats the noise this many times ...
+# clear sway: the change's energy beats the noise this many times ...
+SWAY_LEARN_ENERGY = const(12.0)
 SWAY_LEARN_NET = const(0.3)  # ... and nearly nothing added or lost (net under this share of it)
 _RECENT_FALL_MS = const(1500)  # the table is told a fall was this recent (a late landing)
 
@@ -65,12 +62,10 @@ RELEASE_FRACTION = const(0.2)  # ... this fraction of the peak (a pressing hand 
 TREMOR_FRACTION = const(0.1)  # a rise from a still stretch with no release seen must beat this
 SETTLE_BAND_MIN_G = const(0.3)
 SETTLE_SIGMAS = const(4.0)
-TREND_FRACTION = const(
-    0.6
-)  # the older and newer half of the span may differ by this much of the band
-_PLACE_MIN_WINDOW_MS = const(
-    100
-)  # a placed piece is weighed over at least this (and 5 samples) ...
+# the older and newer half of the span may differ by this much of the band
+TREND_FRACTION = const(0.6)
+# a placed piece is weighed over at least this (and 5 samples) ...
+_PLACE_MIN_WINDOW_MS = const(100)
 _PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
 PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
@@ -78,9 +73,9 @@ _PLAIN_MS = const(850)  # a rise without a seen release is a place once it has h
 _PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
-_COMMIT_MIN_MS = const(
-    100
-)  # a plateau this long after the release can be weighed if a fall follows
+# a plateau this long after the release can be weighed if a fall follows
+_COMMIT_MIN_MS = const(100)
+_CASCADE_MIN_MS = const(50)  # ... or this long, if weight then leaves other zones
 # A still stretch after the release that stands above where the load first settled is not
 # the piece: a hand brushed it (or more came on). Judged from this long after the release ...
 _RISE_GAP_MS = const(100)
@@ -176,6 +171,7 @@ def windows(det):
     det.plain_n = ns(_PLAIN_MS)
     det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
     det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
+    det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off
     det.short_rest_n = _SHORT_REST_SAMPLES if det.stable_w <= 3 else 0
     det.rise_gap_n = ns(_RISE_GAP_MS)
