@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
             *corpus.HELD_BACK_5,
             *corpus.EXTRA,
             *corpus.POOLS,
+            *corpus.ZOO,
+            *corpus.ZOO_HELD_BACK,
             "both",
         ),
         default="both",

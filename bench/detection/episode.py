@@ -49,15 +49,19 @@ def main(argv: list[str] | None = None) -> int:
             continue
         k = det.k
         h = det.history_n
-        total = det._total[k % h] - det.base
-        fast = det._fast[k % h] - det.base
+        total = det.total_ring[k % h] - det.base
+        fast = det.fast_ring[k % h] - det.base
         moved = sorted(range(det.n_zones), key=lambda i: -abs(det.y[i] - det.ref[i]))[:3]
         zones = " ".join(f"z{i + 1}{det.y[i] - det.ref[i]:+6.2f}" for i in moved)
         plateau = det.plateau
-        held = " H" if det._held is not None else ""
-        p = "-" if plateau is None else f"{plateau[0]:.2f}/{plateau[2]}{'R' if plateau[3] else ''}"
+        held = " H" if det.held is not None else ""
+        p = (
+            "-"
+            if plateau is None
+            else f"{plateau.level_g:.2f}/{plateau.n}{'R' if plateau.after_release else ''}"
+        )
         state = (
-            f"{'A' if det.active else ' '} pk {det.peak:5.2f} rel "
+            f"{'A' if det.state else ' '} pk {det.peak:5.2f} rel "
             f"{'-' if det.released_k is None else k - det.released_k} plat {p} "
             f"st {det.stable_run} {'L' if det.leave else ''}{'D' if det.dropping_k else ''}{held}"
         )

@@ -56,6 +56,10 @@ class Ship(ShipCore):
     def __init__(self, config_path="config.json", calibration_path=calibration.FILE, log=print):
         config, problems = settings.load(config_path)
         cfg = config
+        # The link's code first: the ship cannot run without it, while a detector that does
+        # not fit is only reported. Imported after the detector, from source on a small heap,
+        # the link's compilation can fail on a heap the detector's modules fragmented.
+        self._link_classes = self._import_link(cfg)
         has_mat = cfg["drop_sensor"] in ("mat", "both")
         has_piezo = cfg["drop_sensor"] in ("piezo", "both")
         pins = cfg["pins"]
@@ -129,15 +133,24 @@ class Ship(ShipCore):
         )
         return size
 
-    def _make_link(self):
-        cfg = self.config
+    def _import_link(self, cfg):
         if cfg["link"] == "serial":
             from serial_link import SerialLink
 
-            return SerialLink(self.outbox, self.on_command, log=self.log)
+            return SerialLink, None
+        import network  # noqa: F401  (built in on the ESP32; Wifi's, loaded here first)
         from mqtt_link import MqttLink
         from wifi import Wifi
 
+        return MqttLink, Wifi
+
+    def _make_link(self):
+        cfg = self.config
+        link_class, Wifi = self._link_classes
+        self._link_classes = None
+        if Wifi is None:
+            return link_class(self.outbox, self.on_command, log=self.log)
+        MqttLink = link_class
         self.wifi = Wifi(cfg["wifi"]["ssid"], cfg["wifi"]["password"])
         host, port = settings.parse_mqtt_url(cfg["mqtt"]["url"])
         uid = "".join(f"{b:02x}" for b in machine.unique_id())

@@ -21,6 +21,19 @@ FIRMWARE_FILES = [
     for name in (
         "__init__.py",
         "detector.py",
+        "detector_commit.py",
+        "detector_episode.py",
+        "detector_fall.py",
+        "detector_leaving.py",
+        "detector_loading.py",
+        "detector_measure.py",
+        "detector_place.py",
+        "detector_records.py",
+        "detector_rest.py",
+        "detector_shift.py",
+        "detector_stretch.py",
+        "detector_tuning.py",
+        "geometry.py",
         "events.py",
         "items.py",
         "offline.py",
@@ -38,8 +51,9 @@ def micropython() -> str:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> tuple[Path, Path]:
-    """A short busy trace: places, a shift, falls landed and caught, a touch, a knock."""
-    signal = ShipSignal(seconds=20.0, noise_g=0.15, seed=11)
+    """A short busy trace: places, a shift, falls landed and caught, a touch, a knock; and
+    (issue 11) a deck slide, a piece toppling off as it is let go, a cascade."""
+    signal = ShipSignal(seconds=31.0, noise_g=0.15, seed=11)
     signal.crosstalk_fraction = 0.03
     for k in range(0, 18000, 1900):
         signal.glitch(1 + (k // 1900) % 10, 35.0, float(k + 300))
@@ -51,6 +65,14 @@ def session(tmp_path_factory) -> tuple[Path, Path]:
     signal.fall(7, 7.6, 11500.0, outcome="landed")
     signal.knock(14000.0, aboard_g=14.4)
     signal.fall(2, 11.8, 16500.0, outcome="caught")
+    signal.place(3, 6.1, 18500.0, press_g=0.0)
+    signal.shift(3, 4, 6.1, 20000.0, flight_ms=150.0)  # tumbles into the next quarter
+    hand_left = signal.place(8, 7.6, 22000.0, press_g=10.0)
+    signal.fall(8, 7.6, hand_left, flight_ms=240.0)  # topples as it is let go
+    signal.place(6, 9.4, 25000.0, press_g=0.0)
+    hand_left = signal.place(5, 2.6, 27000.0, press_g=0.0)
+    signal.fall(4, 6.1, hand_left + 200.0)  # the placement sets off a cascade
+    signal.fall(6, 9.4, hand_left + 450.0)
     folder = tmp_path_factory.mktemp("equivalence")
     trace, items = folder / "session.csv", folder / "items.json"
     trace.write_text(signal.csv())

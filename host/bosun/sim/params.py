@@ -108,6 +108,23 @@ class HandParams:
     touch_ms: Range = (80.0, 300.0)
     knock_ripple_g: Range = (1.0, 6.0)  # mat ripple of a knock on the table
     knock_sway_g: Range = (0.2, 1.0)  # sway impulse a knock gives the ship
+    # Behaviours of the zoo (bosun.sim.zoo); all off by default, so `normal` and `hard`
+    # sessions (and every corpus drawn from them) stay exactly as they were.
+    deck_slide_share: float = 0.0  # of the shifts, the share that are a deck piece sliding
+    # or tumbling to a neighbouring quarter (0-1; the rest drop from a yard)
+    deck_tumble_ms: Range = (100.0, 150.0)  # the tumbling piece is part unloaded this long
+    deck_unload_fraction: Range = (0.4, 1.0)  # ... by this share of its weight (1: in the air)
+    topple_probability: float = 0.0  # a placed piece topples off the moment it is let go
+    cascade_probability: float = 0.0  # a placement sets off 2-3 pieces on other zones ...
+    cascade_gap_ms: Range = (100.0, 400.0)  # ... falling this far apart
+
+    def __post_init__(self) -> None:
+        for name in ("deck_slide_share", "topple_probability", "cascade_probability"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be 0-1, not {getattr(self, name)}")
+        low, high = self.deck_unload_fraction
+        if not 0.0 < low <= high <= 1.0:
+            raise ValueError(f"deck_unload_fraction must lie in (0, 1], not {low}-{high}")
 
 
 @dataclass(frozen=True)

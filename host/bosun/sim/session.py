@@ -96,6 +96,12 @@ class RandomHands:
             self._fall(self.rng.sample(aboard, count), at_ms, variant)
             return True
         if head == "shift":
+            share = self.level.hands.deck_slide_share
+            if share > 0.0 and self.rng.random() < share:  # only drawn in zoo families
+                on_deck = [p for p in self._ready_aboard(at_us) if p.zone not in BELOW]
+                if on_deck:
+                    self.ship.deck_slide(self.rng.choice(on_deck), at_ms=at_ms)
+                    return True
             on_yards = [p for p in self._ready_aboard(at_us) if p.zone in BELOW]
             if not on_yards:
                 return False
@@ -133,6 +139,15 @@ class RandomHands:
             if items:
                 second_ms = placement.done_ms + rng.uniform(200.0, 800.0)
                 placed.append(ship.place(zone, rng.choice(items), at_ms=second_ms))
+        hands = level.hands
+        if hands.topple_probability > 0.0 and rng.random() < hands.topple_probability:
+            # it topples off the moment it is let go, before it was ever still (zoo only)
+            outcome = rng.choices(OUTCOMES, OUTCOME_WEIGHTS)[0]
+            self.ship.fall(placed[-1].piece, outcome, at_ms=placed[-1].t_ms)
+            return True
+        chance = hands.cascade_probability
+        if chance > 0.0 and rng.random() < chance and self._cascade(placed[-1]):
+            return True
         overlap = rng.random() < level.overlap_probability
         if overlap:  # a hand brushes the ship while the piece still rings
             ship.touch(at_ms=placed[-1].t_ms + rng.uniform(50.0, 300.0))
@@ -159,6 +174,25 @@ class RandomHands:
         fall = self.ship.fall(pieces, outcomes, at_ms=at_ms, gaps_ms=gaps)
         if rng.random() < level.overlap_probability:  # someone knocks the table meanwhile
             self.ship.knock(at_ms=fall.t_ms + rng.uniform(50.0, 300.0))
+
+    def _cascade(self, placement) -> bool:
+        """The placement sets off 2-3 pieces on other zones, one after another (zoo only)."""
+        rng, hands = self.rng, self.level.hands
+        fall_ms = placement.t_ms + rng.uniform(150.0, 600.0)
+        fall_us = round(fall_ms * 1000)
+        by_zone: dict[int, list] = {}
+        for p in self._ready_aboard(fall_us):
+            if p.zone != placement.zone:
+                by_zone.setdefault(p.zone, []).append(p)
+        zones = sorted(by_zone)
+        if len(zones) < 2:
+            return False
+        count = min(len(zones), rng.choice((2, 2, 3)))
+        chosen = [rng.choice(by_zone[z]) for z in rng.sample(zones, count)]
+        outcomes = rng.choices(OUTCOMES, OUTCOME_WEIGHTS, k=count)
+        gaps = [rng.uniform(*hands.cascade_gap_ms) for _ in chosen[1:]]
+        self.ship.fall(chosen, outcomes, at_ms=fall_ms, gaps_ms=gaps)
+        return True
 
     def _fall_count(self) -> int:
         return self.rng.choices((1, 2, 3), (60, 30, 10))[0]

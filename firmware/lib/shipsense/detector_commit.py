@@ -1,0 +1,90 @@
+"""Booking a decision: a place's event and levels, and the episode's state after a decision.
+
+Every state that decides something (a place, a fall, a shift, a stay) books it here and
+goes back to LOADING with a fresh view of the episode; `reset_episode` starts one.
+"""
+
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense.items import name_place
+
+
+def clear_area(det):
+    """Forget where hands pressed: the next loading is watched afresh."""
+    det.area_n = 0
+    det.area_open = True
+    area = det.area
+    for i in range(det.n_zones):
+        area[i] = 0.0
+
+
+def reset_episode(det, k):
+    """A new episode begins at sample `k`: nothing pressed, released, still or leaving yet."""
+    det.onset_k = k
+    det.peak = 0.0  # highest fast level (above base) since the last commit
+    det.trough = 0.0
+    det.released_k = None  # when the hand was seen letting go
+    det.stable_run = 0
+    det.plateau = None  # the last still stretch (a Plateau)
+    det.leave = None  # a pending leaving (a Leave), in state LEAVING
+    det.leave_run = 0
+    det.returned = None  # a leaving whose weight came back (a Returned), in state RETURNED
+    det.committed = False  # something was decided in this episode
+    det.dropping_k = None  # a drop on the loaded zone: the hand letting go or a tip
+    det.low_run = 0
+    det.held = None  # a short rest before a rise (a Held), see detector_stretch
+    det.emptied = False  # back at the old level since the release, nothing resting
+    clear_area(det)
+
+
+def settle_state(det):
+    """The state the episode's records say: LEAVING while a leaving is pending, RETURNED while
+    weight that came back settles (it may outlast a second piece's leaving), else LOADING."""
+    if det.leave is not None:
+        det.state = records.LEAVING
+    elif det.returned is not None:
+        det.state = records.RETURNED
+    else:
+        det.state = records.LOADING
+
+
+def after_commit(det, k):
+    """A decision was made: the episode goes on, watching for the next loading."""
+    det.committed = True
+    det.held = None
+    det.dropping_k = None
+    det.low_run = 0
+    det.peak = 0.0
+    det.trough = 0.0
+    det.released_k = None
+    det.plateau = None
+    det.stable_run = 0
+    det.leave_run = 0
+    clear_area(det)
+    settle_state(det)
+
+
+def place_event(det, events, k, grams, change, t_ms):
+    """Emit a place of `grams` resting as `change` shows, and book it (not if it is lighter
+    than any piece: then what rests is left to be judged as the level it is)."""
+    if grams < det.floor_g:
+        return
+    zone = measure.place_zone(det, change)
+    event = {
+        "type": "place",
+        "t_ms": t_ms,
+        "decided_ms": det.t_ring[det.k % det.history_n],
+        "zone": zone + 1,
+        "grams": measure.rounded_g(grams),
+    }
+    if det.items:
+        item, ambiguous, alternatives = name_place(grams, det.items)
+        event["item"] = item
+        if ambiguous:
+            event["ambiguous"] = True
+            event["alternatives"] = alternatives
+        det.cargo.add(zone + 1, item)
+        det.last_place = records.LastPlace(k, zone, grams, item)
+    events.append(event)
+    det.ref[zone] += grams
+    det.base = measure.sum_ref(det)

@@ -1,0 +1,122 @@
+"""One sample of an episode, in every state but AT_REST: watch the hand, the stillness, then
+hand the sample to the state it is in (LEAVING, RETURNED, LOADING).
+
+What every episode sample keeps up to date: where hands pressed while loading (`area`), the
+peak and trough, when the hand let go (`released_k`), whether the total holds still
+(`stable_run`) and the still stretch (`plateau`), and, at 10 SPS, a piece tipping off
+right after it was let go.
+"""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_leaving as leaving
+from shipsense import detector_loading as loading
+from shipsense import detector_place as place
+from shipsense import detector_records as records
+from shipsense import detector_shift as shift
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
+
+
+def step(det, events, k, d, sigma_fast):
+    """One episode sample, `d` grams (fast mean) from the base."""
+    n = det.n_zones
+    state = det.state
+    if det.area_open and state != records.LEAVING and state != records.RETURNED:
+        y = det.y
+        ref = det.ref
+        area = det.area
+        for i in range(n):
+            area[i] += y[i] - ref[i]
+        det.area_n += 1
+    if (
+        det.short_rest_n
+        and det.released_k is not None
+        and det.plateau is None
+        and det.held is None
+        and state != records.LEAVING
+        and state != records.RETURNED
+    ):
+        # let go of, and back at the old level with nothing seen resting: it was a hand (a
+        # touch); if the load rises again from there, that is a new loading
+        if d < det.floor_g:
+            det.emptied = True
+        elif det.emptied and d > det.floor_g + det.leave_level:
+            det.emptied = False
+            det.released_k = None
+            det.peak = d
+            commit.clear_area(det)
+    if d > det.peak:
+        det.peak = d
+    if d < det.trough:
+        det.trough = d
+    # a hand let go only of what clearly came on (not of sway after the last decision)
+    if det.released_k is None and det.peak >= tuning.PLACE_MIN_G and det.peak >= det.leave_level:
+        let_go = tuning.RELEASE_MIN_G
+        if let_go < tuning.RELEASE_SIGMAS * sigma_fast:
+            let_go = tuning.RELEASE_SIGMAS * sigma_fast
+        if let_go < tuning.RELEASE_FRACTION * det.peak:
+            let_go = tuning.RELEASE_FRACTION * det.peak
+        if det.peak - d > let_go:
+            det.released_k = k
+            det.area_open = False
+            det.emptied = False
+
+    # holding still? the fast mean stays in a noise band over STABLE_MS
+    h = det.history_n
+    w = det.stable_w
+    fast = det.fast_ring
+    hi = -1.0e30
+    lo = 1.0e30
+    newer = 0.0
+    older = 0.0
+    half = w // 2
+    for j in range(w):
+        v = fast[(k - j) % h]
+        if v > hi:
+            hi = v
+        if v < lo:
+            lo = v
+        if j < half:
+            newer += v
+        elif j >= w - half:
+            older += v
+    band = tuning.SETTLE_SIGMAS * sigma_fast
+    if band < tuning.SETTLE_BAND_MIN_G:
+        band = tuning.SETTLE_BAND_MIN_G
+    # ... and does not drift one way (a hand pressing slowly, a touch beginning)
+    trend = (newer - older) / half if half else 0.0
+    if trend > tuning.TREND_FRACTION * band or -trend > tuning.TREND_FRACTION * band:
+        hi = lo + band + 1.0
+    leave_level = tuning.LEAVE_SIGMAS * sigma_fast
+    if leave_level < tuning.LEAVE_MIN_G:
+        leave_level = tuning.LEAVE_MIN_G
+    det.leave_level = leave_level
+    if hi - lo <= band:
+        det.stable_run += 1
+        if det.peak >= tuning.PLACE_MIN_G:
+            det.area_open = False  # the load has arrived: later hands are not loading
+        if det.dropping_k is not None:
+            plateau = det.plateau
+            if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
+                # it settled back at the old level: the piece itself tipped off
+                level = plateau.level_g
+                onset = det.dropping_k
+                place.decide_place(det, events, k)
+                leaving.notice(det, events, k, d - level, leave_level, onset)
+                return
+            det.released_k = det.dropping_k  # it settled above the old level: a release
+            det.dropping_k = None
+            det.low_run = 0
+        stretch.update_plateau(det, k, band)
+    else:
+        det.stable_run = 0
+
+    if det.state == records.LEAVING:
+        leaving.step(det, events, k, d, sigma_fast)
+        return
+    if loading.check_leaving(det, events, k, d, leave_level):
+        return
+    if det.state == records.RETURNED:
+        shift.step(det, events, k)
+        return
+    loading.step(det, events, k, d, sigma_fast)

@@ -1,0 +1,144 @@
+"""Ending state LEAVING with the weight gone: a `fall` (or a `stay` when it fits no piece).
+
+Also the one case where what went was no cargo at all: a hand weighed with the piece placed
+just before (`hand_on_fresh_piece`), taken back off that piece.
+"""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_tuning as tuning
+from shipsense.items import name_fall, name_place
+
+
+def hand_on_fresh_piece(det, drop):
+    """True if what went was a hand weighed with the piece placed just before, not cargo: it
+    went from that piece's zone, what stays there is a piece, and the zone held nothing else
+    that fits (the belief about its cargo, or nothing at all)."""
+    last = det.last_place
+    leave = det.leave
+    if last is None or leave.onset_k - last.k > det.fresh_n:
+        return False
+    zone = last.zone
+    if leave.zones[0] != zone:
+        return False
+    rest = last.grams - drop
+    if rest < det.floor_g or measure.fit_errors(rest, det.items) > tuning.FRESH_FIT_ERRORS:
+        return False
+    for z in leave.zones:
+        aboard = list(det.cargo.zones[z + 1])
+        if z == zone:
+            if det.ref[zone] - last.grams < det.floor_g:
+                continue  # the zone held nothing before this piece: nothing else to go
+            if last.item in aboard:
+                aboard.remove(last.item)
+        if measure.subset_fit(drop, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS:
+            return False
+    return True
+
+
+def unweigh_hand(det, events, k, drop):
+    """Take the hand's grams back off the piece placed just before: nothing left."""
+    last = det.last_place
+    zone = last.zone
+    det.last_place = None
+    det.ref[zone] -= drop
+    det.base = measure.sum_ref(det)
+    if det.cargo.remove(zone + 1, last.item):
+        det.cargo.add(zone + 1, name_place(last.grams - drop, det.items)[0])
+    now = det.t_ring[det.k % det.history_n]
+    events.append(
+        {
+            "type": "stay",
+            "t_ms": measure.time_of(det, det.leave.onset_k),
+            "decided_ms": now,
+            "grams": measure.rounded_g(drop),
+        }
+    )
+    det.leave = None
+    commit.after_commit(det, k)
+    if det.table_sense is not None:
+        det.table_sense.settle_hit(False, now)
+
+
+def decide_fall(det, events, k, drop, w, end_k):
+    """`drop` grams left the ship (weighed over `w` samples up to `end_k`): a `fall`, or a
+    `stay` when lighter than any piece; the zones and the cargo list lose it."""
+    leave = det.leave
+    det.base_n = w  # the new level is the mean after the drop
+    change = measure.zone_change(det, end_k, w)
+    lost_by_zone = measure.losses(det, change)
+    zones = measure.losing_zones(det, change, drop)
+    for z in leave.zones:
+        if z not in zones:
+            zones.append(z)
+    zones.sort()
+    now = det.t_ring[det.k % det.history_n]
+    light = drop < det.floor_g
+    if light:
+        # lighter than any piece: no fall, and nothing aboard went (a hand that rested on
+        # the ship, drift): the weight stays off the zones that lost it
+        event = {
+            "type": "stay",
+            "t_ms": measure.time_of(det, leave.onset_k),
+            "decided_ms": now,
+            "grams": measure.rounded_g(drop) if drop > 0 else 0.0,
+        }
+    else:
+        event = {
+            "type": "fall",
+            "t_ms": measure.time_of(det, leave.onset_k),
+            "decided_ms": now,
+            "grams": measure.rounded_g(drop),
+            "zones": [z + 1 for z in zones],
+        }
+    if det.items and not light:
+        zone_losses = {}
+        amplitudes = det.sway.zone_amplitudes([-v for v in change], zones)
+        for j in range(len(zones)):
+            zone_losses[zones[j] + 1] = amplitudes[j]
+        pieces, ambiguous, alternatives = name_fall(
+            drop, det.items, det.cargo.counts_by_item(), zone_losses, det.cargo
+        )
+        event["items"] = pieces
+        if ambiguous:
+            event["ambiguous"] = True
+            event["alternatives"] = alternatives
+        unload(det, pieces, zones)
+    events.append(event)
+    lost = 0.0
+    for z in zones:
+        if lost_by_zone[z] > 0:
+            lost += lost_by_zone[z]
+    for z in zones:
+        if lost > 0:
+            if lost_by_zone[z] > 0:
+                det.ref[z] -= drop * lost_by_zone[z] / lost
+        else:
+            det.ref[z] -= drop / len(zones)
+    det.base = measure.sum_ref(det)
+    det.leave = None
+    commit.after_commit(det, k)
+    if light:
+        if det.table_sense is not None:
+            det.table_sense.settle_hit(False, now)
+        return
+    det.last_fall_k = k
+    det.last_place = None
+    if det.table_sense is not None:
+        more = det.table_sense.settle_hit(True, now)
+        if more:
+            events.extend(more)
+
+
+def unload(det, pieces, zones):
+    """Take the fallen pieces off the cargo list, from the zones that lost weight first."""
+    for item in pieces:
+        taken = False
+        for z in zones:
+            if det.cargo.remove(z + 1, item):
+                taken = True
+                break
+        if not taken:
+            for z in range(1, det.n_zones + 1):
+                if det.cargo.remove(z, item):
+                    break

@@ -1,0 +1,154 @@
+"""State LEAVING: weight dropped; wait as long as the piece needs to land on a lower zone.
+
+`notice` sends the `leaving` and starts the landing clock of the zones that lost the weight
+(`det.landing_n`, from the ship's geometry). `step` follows the drop sample by sample: a
+second piece after a pause is split off and judged on its own clock; weight back in time is
+RETURNED (detector_shift); weight gone when the clock runs out is a `fall`
+(detector_fall); weight back too late, or onto the deck, is a hand after a fall.
+"""
+
+from shipsense import detector_fall as fall
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_shift as shift
+from shipsense import detector_tuning as tuning
+
+
+def notice(det, events, k, d, leave_level, onset=None):
+    """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not)."""
+    if onset is None:
+        onset = measure.find_onset(det, k, leave_level * 0.3)
+    change = measure.zone_change(det, k, det.fast_n)
+    zones = measure.losing_zones(det, change, -d)
+    wait = 0
+    for z in zones:
+        if det.landing_n[z] > wait:
+            wait = det.landing_n[z]
+    # noticed late (a drop first taken for the hand letting go): the landing clock runs from
+    # when the drop got this deep, not from now
+    deepest_k = measure.reached(det, k, onset, 0.7 * d)
+    det.leave = records.Leave(onset, k, zones, wait, d, deepest_k)
+    det.state = records.LEAVING
+    events.append(
+        {
+            "type": "leaving",
+            "t_ms": measure.time_of(det, onset),
+            "decided_ms": det.t_ring[det.k % det.history_n],
+            "grams": measure.rounded_g(-d),
+            "zones": [z + 1 for z in zones],
+        }
+    )
+
+
+def _push_deadline(leave, k):
+    """The piece is still going at `k`: its landing clock starts from here."""
+    leave.deepest_k = k
+    deadline = k + leave.wait_n
+    if deadline > leave.deadline_k:
+        leave.deadline_k = deadline
+
+
+def step(det, events, k, d, sigma_fast):
+    """One sample in LEAVING, `d` grams from the base."""
+    leave = det.leave
+    if d < leave.deepest:
+        leave.deepest = d
+    if d < 0.8 * leave.deepest:  # the piece is off its zone: weigh what is missing
+        leave.air_sum += d
+        leave.air_n += 1
+    if d < 0.5 * leave.deepest:
+        leave.gone_k = k
+    h = det.history_n
+    fast = det.fast_ring
+    falling = fast[(k - det.progress_n) % h] - fast[k % h]
+    step_g = 3.0 * sigma_fast
+    if step_g < tuning.PROGRESS_FRACTION * -d:
+        step_g = tuning.PROGRESS_FRACTION * -d
+    split = leave.split
+    if falling > step_g:
+        pause = k - det.progress_n - leave.deepest_k
+        if pause >= det.pause_n and split is None:
+            # the drop had stopped and starts again: perhaps a second piece follows the
+            # first; if so, the first is judged on its own clock by what was missing
+            w = pause if pause < det.place_max_n else det.place_max_n
+            end_k = leave.deepest_k + pause
+            level = measure.mean_total(det, end_k, w) - det.base
+            split = leave.split = records.Split(end_k, w, leave.deadline_k, k, level)
+        if split is None or split.confirmed:
+            # still going: the piece has not left yet, the clock starts when it has
+            _push_deadline(leave, k)
+    if split is not None and not split.confirmed:
+        if d < split.level_g - det.leave_level:
+            split.confirmed = True  # another piece's weight is going: it is a second piece
+            _push_deadline(leave, k)
+        elif k - split.next_k > det.pause_n + det.progress_n:
+            split = leave.split = None  # a wobble (a landing ringing), not a piece
+    if split is not None and split.confirmed and k >= split.deadline_k:
+        first = det.base - measure.mean_total(det, split.end_k, split.w)
+        fall.decide_fall(det, events, k, first, split.w, split.end_k)
+        notice(det, events, k, fast[k % h] - det.base, 0.0, split.next_k)
+        return
+    if k - leave.deepest_k > det.fall_weigh_n and (
+        (d > det.leave_level and det.deck[leave.zones[0]])
+        or (d > 0.5 * leave.deepest and returned_late(det, leave))
+        or (det.short_rest_n and d > det.leave_level and d > -0.5 * leave.deepest)
+    ):
+        # more than went is back, and a piece leaving the deck has nowhere aboard to land;
+        # or the weight came back after it had stayed away longer than any landing on a
+        # lower zone takes; or (at 10 SPS, where the HX711 averages a landing's knock away)
+        # half as much again as went came back: not the piece returning but a hand loading
+        # the ship after it had gone; what was missing before the hand came is what fell
+        end_k = k - 1
+        while end_k > leave.deepest_k and fast[end_k % h] - det.base > 0.8 * leave.deepest:
+            end_k -= 1
+        w = end_k - leave.deepest_k + 1
+        if w >= det.fall_weigh_n:
+            if w > det.place_max_n:
+                w = det.place_max_n
+            fall.decide_fall(det, events, k, det.base - measure.mean_total(det, end_k, w), w, end_k)
+            return
+    if k - leave.deepest_k < det.fall_weigh_n:
+        return
+    # a deck piece may be tumbling into the next quarter: its clock is the slide's, unless
+    # the mat already holds what the ship lost (fusion: then it fell, no need to wait)
+    landed = det.deck[leave.zones[0]] and mat_holds(det, leave)
+    if k < leave.deadline_k and not landed:
+        return
+    # a slow slide can hide in the noise: the clock starts when the drop was (nearly) as
+    # deep as it is now, whatever the noise said on the way
+    deep_k = measure.reached(det, k, leave.onset_k, 0.7 * leave.deepest)
+    if (
+        not landed
+        and k < deep_k + leave.wait_n
+        and k < leave.notice_k + leave.wait_n + det.extra_wait_n
+    ):
+        return
+    w = k - leave.deepest_k
+    if w > det.place_max_n:
+        w = det.place_max_n
+    drop = det.base - measure.mean_total(det, k, w)
+    # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
+    if -d < 0.5 * -leave.deepest or -d < tuning.PLACE_MIN_G:
+        shift.weight_returned(det, events, k)
+        return
+    if fall.hand_on_fresh_piece(det, drop):
+        fall.unweigh_hand(det, events, k, drop)
+        return
+    fall.decide_fall(det, events, k, drop, w, k)
+
+
+def returned_late(det, leave):
+    """True if the weight stayed away, from when the drop was (nearly) complete, at least as
+    long as the piece needed to land on a lower zone and show there: what comes back now is
+    not the piece landing (a yard piece lands within ~0.2 s of leaving)."""
+    deep_k = measure.reached(det, leave.gone_k, leave.onset_k, 0.7 * leave.deepest)
+    return leave.gone_k - deep_k >= leave.wait_n + det.late_n
+
+
+def mat_holds(det, leave):
+    """True if the mat began to change after the drop began and now holds at least half the
+    grams the ship lost (a piece that landed on it, not a hand knocking the table)."""
+    table = det.table_sense
+    if table is None or not table.uses_mat or not table.active or table.onset_k < leave.onset_k:
+        return False
+    return table.level - table.base >= tuning.MAT_HOLDS_FRACTION * -leave.deepest

@@ -1,0 +1,180 @@
+"""State LOADING: a hand loads, touches or brushes the ship; a still load becomes a `place`.
+
+Each sample (after detector_episode's bookkeeping) `check_leaving` looks for weight going
+(-> LEAVING), deciding a still load first when the level leaves it; then `step` places a
+still stretch once it is weighed, or ends the episode when the ship is back where it was.
+"""
+
+from shipsense import detector_leaving as leaving
+from shipsense import detector_measure as measure
+from shipsense import detector_place as place
+from shipsense import detector_rest as resting
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
+
+
+def check_leaving(det, events, k, d, leave_level):
+    """Start a pending leaving when the total drops; True if it did.
+
+    A still stretch at a raised level (a piece, not yet decided) is weighed and decided first
+    when the level leaves it: upwards (a second piece, a touch) or downwards (cargo leaving)
+    -- except when the drop is the loading hand letting go, seen as the load falling on the
+    zone it was loaded on while staying above the old level.
+    """
+    plateau = det.plateau
+    level_ref = 0.0
+    if (
+        det.short_rest_n
+        and (plateau is None or not plateau.after_release)
+        and det.released_k is not None
+        and det.stable_run == 0
+        and d < det.floor_g
+    ):
+        # back at the old level with no still stretch seen since the release: at 10 SPS a
+        # piece that tipped off within half a second rested for two samples only
+        rest = stretch.short_rest(det, k, d + leave_level, 1)
+        if rest is not None:
+            det.plateau = plateau = rest
+    elif (
+        det.short_rest_n
+        and det.released_k is not None
+        and (plateau is None or plateau.start_k + plateau.n <= det.released_k)
+        and det.stable_run == 0
+        and det.dropping_k is None
+    ):
+        # rising again with no still stretch seen since the release: a second piece loaded
+        # after the first rested for two samples (once the HX711 had settled), or a hand
+        # brushing the ship. Keep the two samples in hand and weigh what comes.
+        rest = stretch.short_rest(det, k - 1, tuning.PLACE_MIN_G, 2)
+        if rest is not None and d > rest.level_g + leave_level:
+            stretch.hold_short_rest(det, rest, d)
+            return False
+    if plateau is not None and plateau.level_g >= det.floor_g and det.stable_run == 0:
+        ready = plateau.n >= (det.commit_min_n if plateau.after_release else det.plain_drop_n)
+        if ready and stretch.rose_since_release(det, plateau):
+            stretch.new_load_phase(det, plateau)
+            return False
+        # a hand still pressing trembles by some percent of its force: more than that
+        rise = leave_level
+        if not plateau.after_release and tuning.TREMOR_FRACTION * plateau.level_g > rise:
+            rise = tuning.TREMOR_FRACTION * plateau.level_g
+        if ready and d > plateau.level_g + rise and det.dropping_k is None:
+            # more is coming onto the ship: a second piece comes after the first has rung
+            # out, so a short stretch right after the release is not weighed (a hand
+            # brushing the fresh piece, or its ringing seen at 10 SPS)
+            if det.short_rest_n and not plateau.after_release and plateau.n < det.plain_n:
+                # at 10 SPS a short stretch with no release seen may be the HX711's ramp of
+                # an unpressed piece with a hand already coming: weigh what comes
+                stretch.hold_short_rest(det, plateau, d)
+            elif (
+                det.short_rest_n
+                and det.items
+                and measure.fit_errors(plateau.level_g, det.items) > tuning.FRESH_FIT_ERRORS
+            ):
+                # what rested after the release is no piece: at 10 SPS a hand that came
+                # back within the HX711's settling is blended with it; weigh what rests once
+                # it has gone
+                stretch.hold_short_rest(det, plateau, d)
+            elif not plateau.after_release or plateau.n >= det.rise_commit_n:
+                place.decide_place(det, events, k)
+            return False
+        if not ready and d < plateau.level_g - leave_level and det.dropping_k is None:
+            # a cascade: the fresh piece rests, too briefly to be weighed for its own sake,
+            # while weight leaves other zones; the stretch it rested for is the piece
+            end = plateau.start_k + plateau.n - 1
+            if (
+                plateau.n >= det.cascade_min_n
+                and place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
+                and not place.hand_let_go(det, k, plateau)
+            ):
+                level_ref = plateau.level_g
+        elif ready and d < plateau.level_g - leave_level:
+            det.low_run = det.low_run + 1 if d < det.floor_g else 0
+            if det.low_run >= det.low_n:
+                level_ref = plateau.level_g  # back to the old level: the piece itself left
+            elif det.dropping_k is None:
+                end = plateau.start_k + plateau.n - 1
+                one_zone = place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
+                if not one_zone or place.hand_let_go(det, k, plateau):
+                    # on the zone being loaded: the hand letting go (what stays is the
+                    # piece) or the piece tipping off: the level it settles at will tell
+                    det.dropping_k = k
+                else:
+                    level_ref = plateau.level_g  # something else is leaving the ship
+            elif plateau.after_release and d < -leave_level:
+                # it went below the old level: the piece that rested left, and more
+                level_ref = plateau.level_g
+    if d < level_ref - leave_level:
+        det.leave_run += 1
+    else:
+        det.leave_run = 0
+        return False
+    ringing = det.released_k is not None and k - det.released_k < det.ringing_n
+    needed = det.leave_ringing_n if ringing else det.leave_n
+    if det.leave_run < needed:
+        return False
+    if level_ref:
+        place.decide_place(det, events, k)
+        d -= level_ref
+    leaving.notice(det, events, k, d, leave_level)
+    return True
+
+
+def step(det, events, k, d, sigma_fast):
+    """One sample in LOADING after `check_leaving`: place, or end the episode."""
+    plateau = det.plateau
+    held = det.held
+    if (
+        held is not None
+        and det.stable_run >= 1
+        and plateau is not None
+        and plateau.after_release
+        and place.commit_held(det, events, plateau.level_g)
+    ):
+        # the second piece rests above the first: the first is placed, the second is
+        # weighed from it
+        plateau.level_g -= held.level_g
+        det.peak -= held.level_g
+    if det.stable_run >= 1 and plateau is not None:
+        level = plateau.level_g
+        floor = det.floor_g
+        if level >= floor:
+            if plateau.after_release:
+                n = plateau.n
+                if n >= det.place_min_n:
+                    n += stretch.held_same(det, level)  # what rested before the hand came
+                ready = place.weighed_enough(det, level, n)
+            else:
+                ready = plateau.n >= det.plain_n
+            if ready and stretch.rose_since_release(det, plateau):
+                stretch.new_load_phase(det, plateau)
+                return
+            if ready and place.load_on_one_zone(det, k, level, plateau.n):
+                place.decide_place(det, events, k)
+                return
+        elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
+            if plateau.n >= det.quiet_n:
+                resting.end_episode(det, events, k)
+                return
+        elif -floor < level < floor:
+            if place.fits_no_piece(det, level, plateau.n):
+                # lighter than any piece, either way: no place, no fall, nothing aboard
+                # changed (a hand resting on the ship, drift, noise). Where the ship cannot
+                # come to rest at the old level (it would start an episode again at once),
+                # it rests at this one once it has stood the longest weighing window (a
+                # hand does not rest that still that long)
+                size = level if level > 0 else -level
+                if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
+                    resting.end_episode(det, events, k)
+                    return
+                if plateau.n >= det.place_max_n:
+                    place.rezero(det, k, plateau.n)
+                    resting.end_episode(det, events, k)
+                    return
+        elif plateau.n >= det.place_min_n and place.quiet_loss(det, -level, plateau.n):
+            # a piece's worth is missing and has stood still, though it went too gently to
+            # be noticed leaving in this noise (a light piece at 10 SPS)
+            leaving.notice(det, events, k, level, det.leave_level, plateau.start_k)
+            return
+    if k - det.onset_k > det.max_episode_n:
+        resting.end_episode(det, events, k)

@@ -1,0 +1,186 @@
+"""What every state of the detector measures: means over the rings, zone changes, losses, fits.
+
+Functions of the detector (`det`, a `shipsense.detector.Detector`) that read its sample
+rings and levels and change nothing, plus pure helpers on grams and items.
+"""
+
+from math import sqrt
+
+from shipsense import detector_tuning as tuning
+from shipsense.items import weighing_error_g
+
+
+def fit_errors(grams, items):
+    """How many weighing errors `grams` is from the nearest item's weight."""
+    best = 1.0e30
+    for name in items:
+        error = abs(grams - items[name]) / weighing_error_g(items[name])
+        if error < best:
+            best = error
+    return best
+
+
+def subset_fit(grams, pieces, items):
+    """How many weighing errors `grams` is from the best sum of some of `pieces` (names)."""
+    best = 1.0e30
+    n = len(pieces)
+    if n > 6:
+        n = 6  # the most recent few: enough to tell, bounded work
+    first = len(pieces) - n
+    for mask in range(1, 1 << n):
+        total = 0.0
+        for j in range(n):
+            if mask >> j & 1:
+                total += items[pieces[first + j]]
+        error = abs(grams - total) / weighing_error_g(total)
+        if error < best:
+            best = error
+    return best
+
+
+def top(values):
+    """The largest magnitude among `values` (at least a tiny positive number)."""
+    best = 1.0e-9
+    for v in values:
+        if v > best:
+            best = v
+        elif -v > best:
+            best = -v
+    return best
+
+
+def rounded_g(value):
+    """Grams rounded to 0.01 g, the same way on every Python."""
+    if value < 0:
+        return -int(-value * 100.0 + 0.5) / 100.0
+    return int(value * 100.0 + 0.5) / 100.0
+
+
+def sum_ref(det):
+    """The committed total: the sum of the zones' committed levels."""
+    s = 0.0
+    for v in det.ref:
+        s += v
+    return s
+
+
+def mean_total(det, k, w):
+    """The mean filtered total over the `w` samples up to `k`."""
+    h = det.history_n
+    ring = det.total_ring
+    s = 0.0
+    for j in range(w):
+        s += ring[(k - j) % h]
+    return s / w
+
+
+def weighing_se(det, n):
+    """The standard error (g) of a level weighed over `n` samples against the base."""
+    return sqrt(det.var_total * (1.0 / n + 1.0 / det.base_n))
+
+
+def now(det):
+    """The time of the current sample, as given."""
+    return det.t_ring[det.k % det.history_n]
+
+
+def time_of(det, j):
+    """The time of sample `j` (the oldest kept if `j` is older)."""
+    k = det.k
+    if k - j >= det.history_n:
+        j = k - det.history_n + 1
+    return det.t_ring[j % det.history_n]
+
+
+def zone_change(det, k, w):
+    """Mean zone grams over the last `w` samples up to `k` minus the committed levels."""
+    zn = det.zone_history_n
+    if w > zn:
+        w = zn
+    out = []
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        s = 0.0
+        for j in range(w):
+            s += ring[(k - j) % zn]
+        out.append(s / w - det.ref[i])
+    return out
+
+
+def find_onset(det, k, level):
+    """The first recent sample whose total strayed past `level` from the base."""
+    h = det.history_n
+    ring = det.total_ring
+    onset = k
+    for back in range(1, min(det.fast_n * 3 + 2, k)):
+        j = k - back
+        v = ring[j % h] - det.base
+        if -level < v < level:
+            break
+        onset = j
+    return onset
+
+
+def reached(det, k, since, level):
+    """The first sample from `since` on whose fast mean was at or below `level` (grams from
+    the base), or k."""
+    h = det.history_n
+    ring = det.fast_ring
+    j = since
+    while j < k:
+        if ring[j % h] - det.base <= level:
+            return j
+        j += 1
+    return k
+
+
+def losses(det, change):
+    """Per zone: grams lost (positive) once sway is taken out, least-squares amplitudes."""
+    projected = det.sway.project_out(change)
+    keep = det.sway.keep_diag
+    return [-projected[i] / keep[i] for i in range(det.n_zones)]
+
+
+def losses_raw(det, change):
+    """Per zone: a matched-filter score for a loss on that zone alone, sway removed."""
+    scores = det.sway.zone_scores(change)
+    return [-v for v in scores]
+
+
+def worst_zone(values):
+    """The index of the largest value (the first of equals)."""
+    worst = 0
+    for i in range(1, len(values)):
+        if values[i] > values[worst]:
+            worst = i
+    return worst
+
+
+def losing_zones(det, change, total_loss):
+    """The zones (0-based) that lost the weight, sway taken out; at least one."""
+    floor = tuning.ZONE_FLOOR_FRACTION * total_loss
+    if det.items:
+        lightest = min(det.items[name] for name in det.items)
+        if floor > tuning.ZONE_FLOOR_ITEM * lightest:
+            floor = tuning.ZONE_FLOOR_ITEM * lightest  # the lightest piece must not go unseen
+    if floor < tuning.ZONE_FLOOR_G:
+        floor = tuning.ZONE_FLOOR_G
+    zones = det.sway.changed_zones([-v for v in change], floor, 4)
+    if not zones:
+        zones = [worst_zone(losses(det, change))]
+    return zones
+
+
+def place_zone(det, change):
+    """The zone that took the load: where the hand pressed and where the load rests, each
+    seen through the sway."""
+    scores = det.sway.zone_scores(change)
+    if det.area_n:
+        # each on its own scale: a hand pressing hard (or brushing another zone while the
+        # piece comes to rest) must not outweigh where the load rests
+        pressed = det.sway.zone_scores(det.area)
+        rest_top = top(scores)
+        press_top = top(pressed)
+        for i in range(det.n_zones):
+            scores[i] = scores[i] / rest_top + pressed[i] / press_top
+    return worst_zone(scores)

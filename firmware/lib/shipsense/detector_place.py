@@ -1,0 +1,168 @@
+"""Deciding a place: is a still stretch a piece, weighed well enough, on one zone, let go of?
+
+Read by state LOADING (detector_loading): these functions judge the latest still stretch
+and, once it is a piece, emit the `place` (detector_commit books it).
+"""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_stretch as stretch
+from shipsense import detector_tuning as tuning
+from shipsense.items import place_margin
+
+
+def load_on_one_zone(det, k, level, n):
+    """The new load sits on one zone (a piece), not spread by a hand on others."""
+    w = n if n < det.place_max_n else det.place_max_n
+    change = measure.zone_change(det, k, w)
+    # the zone the hand loaded, if it was seen loading; else where the load is now
+    zone = measure.place_zone(det, change)
+    gained = -measure.losses(det, change)[zone]
+    return gained >= tuning.ONE_ZONE_FRACTION * level
+
+
+def weighed_enough(det, level, n):
+    """True once `n` still samples weigh `level` well enough to name it (with items) or to
+    the standard error wanted (without)."""
+    if n < det.place_min_n:
+        return False
+    if n >= det.place_max_n:
+        return True
+    # the error of the level it rose from counts too
+    se = measure.weighing_se(det, n)
+    if det.items:
+        return place_margin(level, det.items) >= tuning.PLACE_MARGIN_SE * se
+    return se <= tuning.PLACE_SE_G
+
+
+def fits_no_piece(det, level, n):
+    """True if a still stretch of `n` samples at `level` (grams from the base, either way) is
+    clearly lighter than any piece: below the floor by its weighing error, or still below it
+    when weighed over the longest window."""
+    if n < det.place_min_n:
+        return False
+    if n >= det.place_max_n:
+        return True
+    se = measure.weighing_se(det, n)
+    size = level if level > 0 else -level
+    return det.floor_g - size >= tuning.PLACE_MARGIN_SE * se
+
+
+def rezero(det, k, n):
+    """The ship rests at the level of the last `n` still samples: take it as each zone's
+    level (what is aboard is unchanged)."""
+    w = n if n < det.place_max_n else det.place_max_n
+    change = measure.zone_change(det, k, w)
+    for i in range(det.n_zones):
+        det.ref[i] += change[i]
+    det.base = measure.sum_ref(det)
+    det.base_n = w
+
+
+def quiet_loss(det, grams, n):
+    """True if `grams` missing over `n` still samples is clearly a piece's worth: above the
+    smallest place by its weighing error, and (with items) fitting a piece."""
+    se = measure.weighing_se(det, n)
+    if grams - tuning.PLACE_MIN_G < tuning.PLACE_MARGIN_SE * se:
+        return False
+    return not det.items or measure.fit_errors(grams, det.items) <= tuning.FRESH_FIT_ERRORS
+
+
+def decide_place(det, events, k):
+    """Place what rests in the latest still stretch (and a held rest before it)."""
+    plateau = det.plateau
+    grams = plateau.level_g
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    det.base_n = w  # the new level is the plateau's mean
+    # where the load rested: over the still stretch itself, not the samples since (a piece
+    # leaving another zone may be what ended it)
+    end = plateau.start_k + plateau.n - 1
+    if end > k or k - end > det.zone_history_n - w:
+        end = k
+    change = measure.zone_change(det, end, w)
+    t_ms = measure.time_of(det, det.released_k if det.released_k is not None else plateau.start_k)
+    held = det.held
+    if held is not None:
+        if commit_held(det, events, grams):
+            grams -= held.level_g
+            for i in range(det.n_zones):
+                change[i] -= held.change[i]
+        else:
+            # it was a hand brushing the ship: the piece is what rests now, and where it was
+            # pressed is where the first hand loaded it
+            more = stretch.held_same(det, grams)
+            if more:
+                grams = (grams * w + held.level_g * more) / (w + more)
+            det.held = None
+            det.area[:] = held.area
+            det.area_n = held.area_n
+            t_ms = held.t_ms
+    commit.place_event(det, events, k, grams, change, t_ms)
+    commit.after_commit(det, k)
+
+
+def commit_held(det, events, level):
+    """If `level` (grams over the base) stands clearly above a held short rest, a second
+    piece came on after it: place the first as it rested; True if so."""
+    held = det.held
+    # the second piece must be clearly there, and heavy enough to be a piece
+    limit = det.leave_level if det.leave_level > det.floor_g else det.floor_g
+    if held is None or level - held.level_g <= limit:
+        return False
+    if det.items and measure.fit_errors(held.level_g, det.items) > tuning.FRESH_FIT_ERRORS:
+        return False  # what rested before was no piece (the HX711 still rising)
+    det.held = None
+    loading_area = list(det.area)
+    loading_n = det.area_n
+    det.area[:] = held.area
+    det.area_n = held.area_n
+    commit.place_event(det, events, det.k, held.level_g, held.change, held.t_ms)
+    det.area[:] = loading_area
+    det.area_n = loading_n
+    return True
+
+
+def hand_let_go(det, k, plateau):
+    """True if the drop from a still stretch was on the zone being loaded (a release)."""
+    if not det.area_n:
+        return True
+    n_zones = det.n_zones
+    loaded = measure.place_zone(det, [0.0] * n_zones)
+    w = det.fast_n
+    zn = det.zone_history_n
+    then = plateau.start_k + plateau.n - 1  # the last still sample
+    span = k - then
+    if span > zn - w:
+        return True
+    change = []
+    for i in range(n_zones):
+        ring = det.zone_rings[i]
+        now_s = 0.0
+        then_s = 0.0
+        for j in range(w):
+            now_s += ring[(k - j) % zn]
+            then_s += ring[(then - j) % zn]
+        change.append((now_s - then_s) / w)
+    if measure.worst_zone(measure.losses_raw(det, change)) == loaded:
+        return True
+    # another zone lost it: a piece leaving only if a zone that held cargo lost most of it;
+    # else it was a hand brushing an empty zone while the piece came to rest
+    grams = measure.losses(det, change)
+    drop = 0.0
+    for v in change:
+        drop -= v
+    empty = det.floor_g
+    below = None
+    for i in range(n_zones):
+        could = det.ref[i] >= empty and det.ref[i] >= 0.5 * grams[i]
+        if i != loaded and grams[i] >= 0.5 * drop and could:
+            if below is None:
+                # where each zone stands now against what it held (the loaded zone left
+                # out): cargo that left takes its zone below that, a hand that went
+                # (pressed with the still stretch) leaves it where it was
+                below = measure.zone_change(det, k, w)
+                below[loaded] = 0.0
+                below = measure.losses(det, below)
+            if below[i] >= 0.5 * grams[i]:
+                return False
+    return True

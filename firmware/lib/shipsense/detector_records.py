@@ -1,0 +1,112 @@
+"""The detector's states and the small records they keep (named fields, MicroPython-friendly).
+
+The detector is in one of four states (`Detector.state`):
+
+- AT_REST: nothing is happening; levels, noise and sway are learned (detector_rest);
+- LOADING: the total strayed from the rest: a hand loading, a touch, a piece settling;
+  still stretches are weighed into places (detector_loading, detector_place);
+- LEAVING: weight dropped: a `leaving` was sent and the detector waits for the piece to
+  land on a lower zone or not (detector_leaving, detector_fall);
+- RETURNED: the weight came back: a `shift` or a `stay` once it has settled
+  (detector_shift).
+
+An episode runs from leaving AT_REST to coming back to it; LOADING is where it starts and
+where it goes on after each decision. The records are plain classes: MicroPython ignores
+`__slots__`, and its tuple of names would cost heap on the ESP32 even when frozen.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython: the host runs this very module
+
+    def const(__expr):  # positional-only, as MicroPython's (the leading __ tells pyright)
+        return __expr
+
+
+AT_REST = const(0)
+LOADING = const(1)
+LEAVING = const(2)
+RETURNED = const(3)
+
+
+class Plateau:
+    """A still stretch of the total: its mean level over the base (g), first sample, length,
+    and whether it began after the hand was seen letting go."""
+
+    def __init__(self, level_g, start_k, n, after_release):
+        self.level_g = level_g
+        self.start_k = start_k
+        self.n = n
+        self.after_release = after_release
+
+    def end_k(self):
+        """Its last sample."""
+        return self.start_k + self.n - 1
+
+
+class Held:
+    """A short rest kept in hand while what rises after it is weighed (a second piece or a
+    hand): its level (g), zone change, the loading area and its length, when it was let go
+    (t_ms) and how many samples it stood."""
+
+    def __init__(self, level_g, change, area, area_n, t_ms, n):
+        self.level_g = level_g
+        self.change = change
+        self.area = area
+        self.area_n = area_n
+        self.t_ms = t_ms
+        self.n = n
+
+
+class Split:
+    """A drop that paused and went on: perhaps a second piece after the first. The first is
+    weighed over `w` samples up to `end_k`, on its own clock (`deadline_k`); `next_k` is when
+    the drop resumed, `level_g` what stood in the pause, `confirmed` once more went."""
+
+    def __init__(self, end_k, w, deadline_k, next_k, level_g):
+        self.end_k = end_k
+        self.w = w
+        self.deadline_k = deadline_k
+        self.next_k = next_k
+        self.level_g = level_g
+        self.confirmed = False
+
+
+class Leave:
+    """A pending leaving: when the drop began and was noticed, the zones that lost it, the
+    landing clock (`wait_n`), the deepest drop and when, the verdict's deadline, the drop
+    summed while the piece was off its zone, the latest sample it was (mostly) missing, and a
+    possible split into two pieces."""
+
+    def __init__(self, onset_k, notice_k, zones, wait_n, deepest, deepest_k):
+        self.onset_k = onset_k
+        self.notice_k = notice_k
+        self.zones = zones
+        self.wait_n = wait_n
+        self.deepest = deepest
+        self.deepest_k = deepest_k
+        self.deadline_k = deepest_k + wait_n
+        self.air_sum = 0.0
+        self.air_n = 0
+        self.gone_k = notice_k
+        self.split = None
+
+
+class Returned:
+    """A leaving whose weight came back: when it began, the zones it left, and the grams
+    missing while it was in the air (0 when the dip was too short to weigh)."""
+
+    def __init__(self, onset_k, zones, grams):
+        self.onset_k = onset_k
+        self.zones = zones
+        self.grams = grams
+
+
+class LastPlace:
+    """The latest place (with items): its sample, zone (0-based), grams and item."""
+
+    def __init__(self, k, zone, grams, item):
+        self.k = k
+        self.zone = zone
+        self.grams = grams
+        self.item = item

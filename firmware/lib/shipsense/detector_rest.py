@@ -1,0 +1,220 @@
+"""State AT_REST: learn the empty ship, its noise, drift and sway; start an episode on a change.
+
+Also the way back: `end_episode` returns to rest (with a `touch` if something moved the
+ship and nothing was decided).
+"""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
+from shipsense.items import name_place
+
+
+def warm_up(det, k, total):
+    """One warm-up sample. The glitch filter cannot judge the very first sample (it has no
+    neighbours yet): the empty ship is each zone's median over the warm-up, and the noise is
+    learned from the third sample's second difference on."""
+    if k == det.warmup_n - 1 or k == 0:
+        n = k + 1
+        zn = det.zone_history_n
+        if n > zn:
+            n = zn
+        for i in range(det.n_zones):
+            ring = det.zone_rings[i]
+            values = sorted(ring[(k - j) % zn] for j in range(n))
+            det.ref[i] = values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
+        det.base = measure.sum_ref(det)
+    if k >= 3:
+        learn_noise(det, total, 1.0 / (k + 1) if k < 50 else det.noise_alpha)
+
+
+def learn_noise(det, total, alpha):
+    """Second differences: blind to drift and slow sway, 6 sigma^2 for white noise."""
+    d2 = total - 2.0 * det.prev_total1 + det.prev_total2
+    det.var_total += (d2 * d2 / 6.0 - det.var_total) * alpha
+
+
+def step(det, k, total, d, sigma_fast):
+    """One sample at rest, `d` grams from the base; True if an episode starts with it."""
+    trigger = tuning.TRIGGER_SIGMAS * sigma_fast
+    if trigger < tuning.TRIGGER_MIN_G:
+        trigger = tuning.TRIGGER_MIN_G
+    if d > trigger or d < -trigger:
+        det.trigger_run += 1
+    else:
+        det.trigger_run = 0
+        track(det, k, total)
+    if det.trigger_run < min(2, det.fast_n):
+        return False
+    det.state = records.LOADING
+    onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION)
+    rebase(det, onset)
+    commit.reset_episode(det, onset)
+    return True
+
+
+def track(det, k, total):
+    """Zero-tracking (drift, creep), noise and sway, learned only at rest."""
+    a = det.track_alpha
+    ref = det.ref
+    y = det.y
+    for i in range(det.n_zones):
+        ref[i] += (y[i] - ref[i]) * a
+    det.base = measure.sum_ref(det)
+    learn_noise(det, total, det.noise_alpha)
+    if k % det.sway_every_n == 0:
+        learn_sway(det, k)
+    if det.sway_dirty and k % det.sway_refresh_n == 0:
+        det.sway.refresh()
+        det.sway_dirty = False
+
+
+def learn_sway(det, k):
+    zn = det.zone_history_n
+    now = k % zn
+    then = (k - det.sway_lag_n) % zn
+    change = det.sway_change
+    s = 0.0
+    s_abs = 0.0
+    energy = 0.0
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        d = ring[now] - ring[then]
+        change[i] = d
+        s += d
+        s_abs += d if d > 0 else -d
+        energy += d * d
+    # learn only from clear sway: well above the noise, and nearly nothing added or lost
+    if energy < tuning.SWAY_LEARN_ENERGY * det.var_total or (
+        s > tuning.SWAY_LEARN_NET * s_abs or -s > tuning.SWAY_LEARN_NET * s_abs
+    ):
+        return
+    det.sway.learn(change)
+    det.sway_dirty = True
+
+
+def check_faults(det, events):
+    """A `fault` when a zone first reads beyond what the ship can hold."""
+    y = det.y
+    faulty = det.faulty
+    for i in range(det.n_zones):
+        bad = not -tuning.FAULT_LIMIT_G <= y[i] <= tuning.FAULT_LIMIT_G
+        if bad and not faulty[i]:
+            faulty[i] = True
+            now = det.t_ring[det.k % det.history_n]
+            events.append(
+                {
+                    "type": "fault",
+                    "t_ms": now,
+                    "decided_ms": now,
+                    "zone": i + 1,
+                    "reason": f"reads {int(y[i])} g, beyond what the ship can hold",
+                }
+            )
+        elif not bad and faulty[i]:
+            faulty[i] = False
+
+
+def rebase(det, onset):
+    """Re-measure the resting total just before an episode: the mean since the ship came to
+    rest, not the slow zero-tracking, which still carries the last decision's error."""
+    last = onset - det.fast_n
+    n = last - det.rest_k + 1
+    if n > det.rebase_n:
+        n = det.rebase_n
+    if n < det.rebase_min_n:
+        det.base_n = det.rebase_min_n  # the tracked level, of doubtful age: assume little
+        return
+    det.base_n = n
+    delta = (measure.mean_total(det, last, n) - det.base) / det.n_zones
+    for i in range(det.n_zones):
+        det.ref[i] += delta
+    det.base = measure.sum_ref(det)
+
+
+def end_episode(det, events, k):
+    """Back to rest; a `touch` if the ship moved and nothing was decided."""
+    if not det.committed and det.peak - det.trough >= tuning.TOUCH_MIN_G:
+        zones = []
+        if det.area_n:
+            zones.append(measure.worst_zone(det.sway.zone_scores(det.area)) + 1)
+        swing = det.peak if det.peak > -det.trough else det.trough
+        touch = {
+            "type": "touch",
+            "t_ms": measure.time_of(det, det.onset_k),
+            "decided_ms": det.t_ring[det.k % det.history_n],
+            "grams": measure.rounded_g(swing),
+            "zones": zones,
+        }
+        if det.pending_touch is not None:
+            events.append(det.pending_touch)  # the mat said nothing in time: a touch
+            det.pending_touch = None
+        table = det.table_sense
+        if zones and det.peak >= det.floor_g and table is not None and table.uses_mat:
+            # a rise that vanished: perhaps a piece that toppled off as it was let go. The
+            # mat will tell: wait until the piece could have reached it (pending_step)
+            released = det.released_k if det.released_k is not None else det.onset_k
+            det.pending_touch = touch
+            det.pending_onset_k = det.onset_k
+            det.pending_until_k = released + det.table_fall_n
+            det.pending_mat = False
+            det.pending_release_t = measure.time_of(det, released)
+        else:
+            events.append(touch)
+    det.state = records.AT_REST
+    det.rest_k = k
+    det.trigger_run = 0
+    det.leave = None
+    det.returned = None
+
+
+def mat_began_since(det, k):
+    """True if the table mat is in an episode that began at sample `k` or later."""
+    table = det.table_sense
+    return table is not None and table.uses_mat and table.active and table.onset_k >= k
+
+
+def pending_step(det, k, table_events, events):
+    """One sample with a touch pending: the touch stands if the mat felt nothing by the time
+    a toppled piece would have reached it; once the mat felt something, its verdict decides."""
+    if not det.pending_mat and mat_began_since(det, det.pending_onset_k):
+        det.pending_mat = True
+    if det.pending_mat and k <= det.pending_until_k + det.max_episode_n:
+        if table_events:
+            resolve_topple(det, table_events, events)
+        return
+    if k > det.pending_until_k:
+        events.append(det.pending_touch)
+        det.pending_touch = None
+
+
+def resolve_topple(det, table_events, events):
+    """The mat decided what landed after a rise that vanished (a pending touch): a piece it
+    holds, as heavy as a piece, toppled off its zone as it was let go: a `place` and a
+    `fall` (fusion: the ship alone saw only a touch). Anything else: the touch stands."""
+    touch = det.pending_touch
+    grams = 0.0
+    for event in table_events:
+        if event["type"] == "land" and event["grams"] and not event["bounced"]:
+            grams = event["grams"]
+    det.pending_touch = None
+    if grams < det.floor_g or grams > det.peak + det.leave_level:
+        events.append(touch)
+        return
+    now = table_events[0]["decided_ms"]
+    t_ms = det.pending_release_t
+    zone = touch["zones"][0]
+    place = {"type": "place", "t_ms": t_ms, "decided_ms": now, "zone": zone, "grams": grams}
+    fall = {"type": "fall", "t_ms": t_ms, "decided_ms": now, "grams": grams, "zones": [zone]}
+    if det.items:
+        item, ambiguous, alternatives = name_place(grams, det.items)
+        place["item"] = item
+        fall["items"] = [item]
+        if ambiguous:
+            place["ambiguous"] = fall["ambiguous"] = True
+            place["alternatives"] = alternatives
+            fall["alternatives"] = [[name] for name in alternatives]
+    events.append(place)
+    events.append(fall)
+    det.last_fall_k = det.k

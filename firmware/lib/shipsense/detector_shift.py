@@ -1,0 +1,104 @@
+"""State RETURNED: weight that left came back in time for a landing; once it settles, a
+`shift` from the zone that lost it to the zone that gained it, or a `stay`."""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
+
+
+def weight_returned(det, events, k):
+    """LEAVING -> RETURNED: the weight is back; wait for it to settle."""
+    leave = det.leave
+    in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
+    if leave.air_n >= 3:
+        in_air = -leave.air_sum / leave.air_n
+    det.returned = records.Returned(leave.onset_k, leave.zones, in_air)
+    det.leave = None
+    det.plateau = None
+    det.stable_run = 0
+    commit.settle_state(det)
+    if det.table_sense is not None:
+        det.table_sense.settle_hit(False, det.t_ring[det.k % det.history_n])
+
+
+def step(det, events, k):
+    """One sample in RETURNED: decide once the load has held still long enough."""
+    if det.stable_run >= 1 and det.plateau.n >= det.shift_settle_n:
+        decide_shift(det, events, k)
+
+
+def decide_shift(det, events, k):
+    returned = det.returned
+    change = measure.zone_change(det, k, det.plateau.n)
+    lost_by_zone = measure.losses(det, change)
+    source = returned.zones[0]
+    for z in returned.zones:
+        if lost_by_zone[z] > lost_by_zone[source]:
+            source = z
+    target = -1
+    for i in range(det.n_zones):
+        if i != source and (target < 0 or lost_by_zone[i] < lost_by_zone[target]):
+            target = i
+    lost = lost_by_zone[source]
+    gained = -lost_by_zone[target]
+    now = det.t_ring[det.k % det.history_n]
+    if lost >= tuning.SHIFT_MIN_G and gained >= tuning.SHIFT_MIN_G:
+        # what went missing from the total while the piece was in the air: sway-proof
+        grams = returned.grams
+        settled = 0.5 * (lost + gained)
+        if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
+            # a piece that tipped or slid rather than flew was never all off the ship: what
+            # went missing in the air understates it, the zones it left and reached do not
+            grams = settled
+        event = {
+            "type": "shift",
+            "t_ms": measure.time_of(det, returned.onset_k),
+            "decided_ms": now,
+            "from": source + 1,
+            "to": target + 1,
+            "grams": measure.rounded_g(grams),
+        }
+        if det.items:
+            item = moved_item(det, source + 1, grams, returned.grams)
+            if item is not None:
+                weight = det.items[item]
+                if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
+                    # the piece is known (weighed when placed): its weight, not the zones'
+                    # change right after a landing that set the ship swaying (which reads
+                    # low while part of a tipping piece still rolls)
+                    grams = weight
+                    event["grams"] = measure.rounded_g(grams)
+                event["item"] = item
+                det.cargo.remove(source + 1, item)
+                det.cargo.add(target + 1, item)
+        events.append(event)
+        det.ref[source] -= grams
+        det.ref[target] += grams
+        det.base = measure.sum_ref(det)
+    else:
+        events.append(
+            {
+                "type": "stay",
+                "t_ms": measure.time_of(det, returned.onset_k),
+                "decided_ms": now,
+                "grams": measure.rounded_g(returned.grams),
+            }
+        )
+    det.returned = None
+    commit.after_commit(det, k)
+
+
+def moved_item(det, zone, grams, in_air_g):
+    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None; never one
+    lighter than what was seen missing while it moved (`in_air_g`, a lower bound)."""
+    best = None
+    best_error = 1.0e30
+    for item in det.cargo.zones[zone]:
+        if det.items[item] < tuning.SHIFT_AIR_FRACTION * in_air_g:
+            continue
+        error = abs(det.items[item] - grams)
+        if error < best_error:
+            best_error = error
+            best = item
+    return best

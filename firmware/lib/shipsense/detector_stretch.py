@@ -1,0 +1,150 @@
+"""Still stretches during an episode: the plateau now, short rests at 10 SPS, rests held in hand.
+
+A still stretch (a `Plateau`) is where the total holds within the noise band; after the
+hand let go it is the piece's rest, to be weighed. At 10 SPS the HX711 may show a piece
+resting for two samples only (a `short rest`); one followed by a rise is kept in hand (a
+`Held`) until what rose is weighed: a second piece, or a hand that goes again.
+"""
+
+from math import sqrt
+
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
+
+
+def update_plateau(det, k, band):
+    """The still stretch now: its mean level over the latest samples and its length.
+
+    A stretch that resumes at the same level after a brief wobble (a gust of sway, a
+    twitch of noise) continues the one before.
+    """
+    n = det.stable_run + det.stable_w - 1
+    start = k - n + 1
+    plateau = det.plateau
+    if plateau is None or det.stable_run == 1:
+        after_release = det.released_k is not None and det.released_k <= start
+        level = measure.mean_total(det, k, n) - det.base
+        tolerance = band if band > tuning.PLATEAU_MERGE_G else tuning.PLATEAU_MERGE_G
+        if (
+            plateau is None
+            or plateau.after_release != after_release
+            or start - (plateau.start_k + plateau.n - 1) > det.merge_gap_n
+            or abs(level - plateau.level_g) > tolerance
+            or strayed(det, plateau, start)
+        ):
+            det.plateau = plateau = records.Plateau(0.0, start, n, after_release)
+    n = k - plateau.start_k + 1
+    plateau.n = n
+    w = n if n < det.place_max_n else det.place_max_n
+    plateau.level_g = measure.mean_total(det, k, w) - det.base
+
+
+def strayed(det, plateau, start):
+    """True if the level left the last still stretch by more than a wobble before this one
+    began (a hand brushing the piece between them): then they are not one stretch."""
+    h = det.history_n
+    level = plateau.level_g + det.base
+    j = plateau.start_k + plateau.n
+    while j < start:
+        v = det.fast_ring[j % h] - level
+        if v > det.leave_level or -v > det.leave_level:
+            return True
+        j += 1
+    return False
+
+
+def rose_since_release(det, plateau):
+    """True if a still stretch after the release stands clearly above the level the load
+    first settled at once the hand had let go: not the piece, but a hand brushing it (its
+    going would look like a fall) or more load coming on."""
+    if not plateau.after_release or det.released_k is None:
+        return False
+    first = det.released_k + det.rise_gap_n
+    last = plateau.start_k - 1
+    n = last - first + 1
+    if n < det.rise_min_n:
+        return False
+    if n > det.place_max_n:
+        n = det.place_max_n
+    settled = measure.mean_total(det, last, n) - det.base
+    return plateau.level_g - settled > det.leave_level
+
+
+def new_load_phase(det, plateau):
+    """What holds still now rose after the release: wait for it to go (or be let go of)."""
+    det.peak = plateau.level_g
+    det.released_k = None
+    det.plateau = None
+    det.dropping_k = None
+    det.low_run = 0
+
+
+def short_rest(det, k, floor, settle):
+    """The flattest run of `short_rest_n` samples from `settle` samples after the release up
+    to `k` that stood above `floor` (grams over the base), as a still stretch after the
+    release, or None."""
+    h = det.history_n
+    n = det.short_rest_n
+    ring = det.total_ring
+    first = det.released_k + settle
+    if k - first > h - 1:
+        first = k - h + 1
+    band = tuning.SETTLE_SIGMAS * sqrt(det.var_total)
+    if band < tuning.SETTLE_BAND_MIN_G:
+        band = tuning.SETTLE_BAND_MIN_G
+    if floor < det.floor_g:
+        floor = det.floor_g  # lighter is no piece
+    best = None
+    best_spread = band
+    for j in range(first, k - n + 1):
+        hi = -1.0e30
+        lo = 1.0e30
+        for i in range(j, j + n):
+            v = ring[i % h] - det.base
+            if v > hi:
+                hi = v
+            if v < lo:
+                lo = v
+        if lo >= floor and hi - lo <= best_spread:
+            best_spread = hi - lo
+            best = j
+    if best is None:
+        return None
+    return records.Plateau(measure.mean_total(det, best + n - 1, n) - det.base, best, n, True)
+
+
+def hold_short_rest(det, rest, d):
+    """A short rest followed by a rise: keep it (level, zone change, loading area, release
+    time) and follow the new load as a loading of its own; `decide_place` settles it."""
+    n = rest.n
+    area = det.area
+    det.held = records.Held(
+        rest.level_g,
+        measure.zone_change(det, rest.start_k + n - 1, n),
+        list(area),
+        det.area_n,
+        measure.time_of(det, det.released_k if det.released_k is not None else rest.start_k),
+        n,
+    )
+    det.peak = d
+    det.released_k = None
+    det.plateau = None
+    det.dropping_k = None
+    det.low_run = 0
+    det.area_n = 0
+    det.area_open = True
+    for i in range(det.n_zones):
+        area[i] = 0.0
+
+
+def held_same(det, level):
+    """The samples of a held still stretch that weigh the same piece as `level` does now (a
+    hand came and went, and the load is back where it stood), else 0: a stretch of at least
+    a weighing window's length, at `level` within the leaving threshold."""
+    held = det.held
+    if held is None or held.n < det.place_min_n:
+        return 0
+    if level - held.level_g > det.leave_level or held.level_g - level > det.leave_level:
+        return 0
+    return held.n

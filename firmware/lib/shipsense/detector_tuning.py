@@ -1,0 +1,221 @@
+"""The detector's tuning in one place: grams and milliseconds, and their sample counts at a rate.
+
+Every threshold the detector's states use is here, with why it has the value it has. The
+landing clocks come from the ship's one description (`shipsense.geometry`: each zone's height
+and the zones below it), not from numbers written out by hand. `windows(det)` turns the
+milliseconds into sample counts for the detector's rate.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython: the host runs this very module
+
+    def const(__expr):  # positional-only, as MicroPython's (the leading __ tells pyright)
+        return __expr
+
+
+# `const`: inlined where used and, for the _private names, no RAM at all on the ESP32 (the
+# public ones are read by the states' modules and stay in this module's dict).
+TABLE_MODES = ("none", "mat", "piezo", "both")
+
+# --- rings and rest ------------------------------------------------------------------------
+_HISTORY_MS = const(3000)  # how far back the rings reach
+_ZONE_HISTORY_MS = const(1300)
+_FAST_MS = const(50)  # the moving mean that feeds the triggers
+_STABLE_MS = const(100)  # the span over which "holding still" is judged
+_WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
+_TRACK_MS = const(4000)  # zero-tracking time constant at rest (drift, creep)
+# an episode's starting level: the mean of the rest before it, this long ...
+_REBASE_MS = const(2000)
+_REBASE_MIN_MS = const(200)  # ... at least this long (else the zero-tracking level stands)
+_NOISE_MS = const(3000)  # noise estimate time constant at rest
+SIGMA_START_G = const(0.1)  # noise assumed per zone before it is measured
+GLITCH_MIN_G = const(3.0)  # the Hampel filter replaces a sample this far off its neighbours' median
+GLITCH_SIGMAS = const(6.0)  # ... or this many noise sigmas of one zone, if more
+TRIGGER_MIN_G = const(0.6)  # smallest change of the total that starts an episode
+TRIGGER_SIGMAS = const(5.0)
+# an episode began where the total first strayed this share of the trigger
+ONSET_FRACTION = const(0.4)
+FAULT_LIMIT_G = const(5000.0)  # a zone beyond this is a broken channel
+INPUT_LIMIT_G = const(1.0e6)
+_MAX_EPISODE_MS = const(30000)  # a disturbance this long is given up: the levels are re-learned
+# the sway model learns from zone changes over this lag, this often, refreshed this often
+_SWAY_LAG_MS = const(150)
+SWAY_EVERY_MS = const(40)
+_SWAY_REFRESH_MS = const(1000)
+SWAY_MEMORY_S = const(30)
+# clear sway: the change's energy beats the noise this many times ...
+SWAY_LEARN_ENERGY = const(12.0)
+SWAY_LEARN_NET = const(0.3)  # ... and nearly nothing added or lost (net under this share of it)
+_RECENT_FALL_MS = const(1500)  # the table is told a fall was this recent (a late landing)
+
+# --- loading and place ---------------------------------------------------------------------
+LEAVE_MIN_G = const(0.9)  # smallest drop announced as `leaving`
+LEAVE_SIGMAS = const(5.5)
+_LEAVE_MS = const(20)  # the drop must hold this long ...
+_LEAVE_RINGING_MS = const(90)  # ... or this long while a released piece may still ring
+_RINGING_MS = const(600)
+PLACE_MIN_G = const(0.9)  # smallest rise that is a `place`
+RELEASE_MIN_G = const(0.6)  # the hand let go: the level fell this far below its peak, and ...
+RELEASE_SIGMAS = const(6.0)  # ... this many noise sigmas, and ...
+RELEASE_FRACTION = const(0.2)  # ... this fraction of the peak (a pressing hand trembles ~4%)
+TREMOR_FRACTION = const(0.1)  # a rise from a still stretch with no release seen must beat this
+SETTLE_BAND_MIN_G = const(0.3)
+SETTLE_SIGMAS = const(4.0)
+# the older and newer half of the span may differ by this much of the band
+TREND_FRACTION = const(0.6)
+# a placed piece is weighed over at least this (and 5 samples) ...
+_PLACE_MIN_WINDOW_MS = const(100)
+_PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
+PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is this small
+PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
+_PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
+_PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
+_PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
+PLATEAU_MERGE_G = const(0.4)
+# a plateau this long after the release can be weighed if a fall follows
+_COMMIT_MIN_MS = const(100)
+_CASCADE_MIN_MS = const(50)  # ... or this long, if weight then leaves other zones
+# A still stretch after the release that stands above where the load first settled is not
+# the piece: a hand brushed it (or more came on). Judged from this long after the release ...
+_RISE_GAP_MS = const(100)
+_RISE_MIN_MS = const(50)  # ... over at least this long before the stretch began
+_RISE_COMMIT_MS = const(300)  # a stretch after the release this long is a piece when more comes on
+_QUIET_MS = const(150)  # the episode is over after this long back at the old level
+# A drop soon after a place that leaves a piece's weight behind and fits no cargo of the
+# zones that lost it was a hand weighed with the fresh piece (with items only).
+_FRESH_MS = const(1500)
+FRESH_FIT_ERRORS = const(2.5)  # what stays fits a piece this well ...
+FRESH_CARGO_ERRORS = const(3.0)  # ... and what went fits no cargo better than this
+ONE_ZONE_FRACTION = const(0.5)  # a placed piece shows at least this share of its weight on its zone
+TOUCH_MIN_G = const(1.5)  # smaller transients are not worth a `touch`
+_SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this many samples only
+
+# --- leaving, fall and shift ---------------------------------------------------------------
+SHIFT_MIN_G = const(0.9)
+SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
+SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
+SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
+ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the lightest piece counts
+ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
+ZONE_FLOOR_G = const(0.7)
+_SHIFT_SETTLE_MS = const(200)
+# A piece leaving a yard lands on a lower zone within its free fall from that yard's height
+# to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
+# no landing clock. Derived from geometry.py's heights and BELOW by `derive_landing_ms`,
+# which runs on the host only: importing geometry here would put it (and ship_messages) on
+# the ESP32's heap for ten numbers. tests/unit/test_shipsense_tuning.py holds the two equal.
+# Then the time the landing needs to show through the filters.
+TUMBLE_FACTOR = const(1.08)
+LANDING_MS = (0, 0, 0, 0, 182, 182, 223, 223, 258, 258)  # was written 183 for zones 5-6 by hand
+_LANDING_SEEN_MS = const(20)
+# Every deck quarter has deck quarters beside it (geometry.NEIGHBOURS, held by
+# tests/unit/test_shipsense_tuning.py): a deck piece that tips over, slides or tumbles into
+# the next quarter is off both for a while (the independent model: 100-150 ms; the zoo's
+# `slides` family: 60-220 ms from the first unloading, of which this clock, counted from the
+# deepest point of the drop, needs 180 ms), so a deck zone's landing clock is this long. A
+# fall from the deck is decided that much later (80 SPS fall p50 +10 ms on the zoo and the
+# corpus), unless the mat already holds what the ship lost (fusion, detector_leaving).
+_DECK_SLIDE_MS = const(180)
+# A piece toppling off the top yard reaches the table within its free fall from there, plus
+# TUMBLE_FACTOR (geometry.py's heights, held by tests/unit/test_shipsense_tuning.py), and the
+# mat shows it LANDING_SEEN_MS later: a vanished rise waits this long for the mat's word.
+TABLE_FALL_MS = const(284)
+MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
+_LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
+_FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
+_EXTRA_WAIT_MS = const(150)  # the most a slow slide may push the verdict back
+# Weight back after it stayed away this much longer than the landing clock is not the piece
+# landing on a lower zone. At 10 SPS the clock already allows the HX711's 200 ms, and a
+# piece landing shows back within two samples less than it: there, one sample less will do
+_LATE_MS = const(100)
+_PAUSE_MS = const(60)  # a drop that stood still this long and goes on is the next piece leaving
+_PROGRESS_MS = const(25)  # a drop still deepening over this span (by a noise margin, and by ...
+PROGRESS_FRACTION = const(0.05)  # ... this fraction of it) means the piece is still going
+_SLOW_RATE_HZ = const(40)  # below this rate the HX711's settling shapes the rules (10 SPS)
+
+
+def landing_ms(zone):
+    """How long a piece leaving `zone` (1-based) needs, at most, to land on a zone below it
+    (whole ms; 0 for the deck, which has nothing below). Zones past the ship's ten (a
+    detector built for more channels) take the top yard's clock."""
+    return LANDING_MS[zone - 1] if zone <= len(LANDING_MS) else LANDING_MS[-1]
+
+
+def samples(rate_hz, ms):
+    """`ms` as a whole number of samples at `rate_hz` (at least one)."""
+    n = int(ms * rate_hz / 1000.0 + 0.5)
+    return n if n > 0 else 1
+
+
+def windows(det):
+    """Set the detector's windows (sample counts) for its rate: `det.<name>_n`."""
+    rate_hz = det.rate_hz
+
+    def ns(ms):
+        return samples(rate_hz, ms)
+
+    det.history_n = ns(_HISTORY_MS)
+    det.zone_history_n = ns(_ZONE_HISTORY_MS)
+    det.fast_n = ns(_FAST_MS)
+    det.stable_w = max(3, ns(_STABLE_MS))
+    det.warmup_n = ns(_WARMUP_MS)
+    det.track_alpha = 1.0 / ns(_TRACK_MS)
+    det.noise_alpha = 1.0 / ns(_NOISE_MS)
+    det.leave_n = ns(_LEAVE_MS)
+    det.leave_ringing_n = ns(_LEAVE_RINGING_MS)
+    det.low_n = max(2, det.leave_ringing_n)
+    det.ringing_n = ns(_RINGING_MS)
+    det.place_min_n = max(5, ns(_PLACE_MIN_WINDOW_MS))
+    det.place_max_n = max(det.place_min_n, ns(_PLACE_MAX_WINDOW_MS))
+    det.plain_n = ns(_PLAIN_MS)
+    det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
+    det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
+    det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
+    # at 10 SPS a piece seen for two samples between the release and its tipping off
+    det.short_rest_n = _SHORT_REST_SAMPLES if det.stable_w <= 3 else 0
+    det.rise_gap_n = ns(_RISE_GAP_MS)
+    det.rebase_n = ns(_REBASE_MS)
+    det.rebase_min_n = ns(_REBASE_MIN_MS)
+    det.rise_min_n = ns(_RISE_MIN_MS)
+    det.rise_commit_n = ns(_RISE_COMMIT_MS)
+    det.fresh_n = ns(_FRESH_MS)
+    det.merge_gap_n = ns(_PLATEAU_MERGE_MS)
+    det.quiet_n = ns(_QUIET_MS)
+    det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
+    det.sway_lag_n = ns(_SWAY_LAG_MS)
+    det.sway_every_n = ns(SWAY_EVERY_MS)
+    det.sway_refresh_n = ns(_SWAY_REFRESH_MS)
+    det.progress_n = ns(_PROGRESS_MS)
+    det.fall_weigh_n = max(2, ns(_FALL_WEIGH_MS))
+    det.pause_n = max(2, ns(_PAUSE_MS))
+    det.extra_wait_n = ns(_EXTRA_WAIT_MS)
+    det.late_n = ns(_LATE_MS) if rate_hz >= _SLOW_RATE_HZ else -1
+    det.max_episode_n = ns(_MAX_EPISODE_MS)
+    det.recent_fall_n = ns(_RECENT_FALL_MS)
+    det.landing_n = []
+    det.deck = []  # zones with nothing below them: a piece leaving them can only slide
+    slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
+    det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
+    for zone in range(det.n_zones):
+        height_ms = landing_ms(zone + 1)
+        deck = height_ms == 0
+        if deck:
+            height_ms = _DECK_SLIDE_MS
+        det.landing_n.append(ns(height_ms + _LANDING_SEEN_MS) + slow_n)
+        det.deck.append(deck)
+
+
+def derive_landing_ms():
+    """LANDING_MS from the ship's one description (host only: imports geometry)."""
+    from shipsense.geometry import BELOW, ZONE_HEIGHT_M, ZONES, drop_ms
+
+    out = []
+    for zone in ZONES:
+        below = BELOW.get(zone)
+        if not below:
+            out.append(0)
+            continue
+        lowest = min(ZONE_HEIGHT_M[z] for z in below)
+        out.append(int(TUMBLE_FACTOR * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5))
+    return tuple(out)

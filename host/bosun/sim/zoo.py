@@ -1,0 +1,99 @@
+"""A zoo of ships: families of virtual ships, each stretching one kind of physics far past
+`normal` and `hard`, so the detector can be judged on ships it was not tuned on.
+
+Each family is a `Level` (bosun.sim.params) drawn from like the two presets; its ranges are
+documented below as the plausible span of a real ship (or table, or hand). Benchmarks work
+leave-one-family-out: tune on some families, report on one never tuned on
+(bench/detection/corpus.py holds every family's seeds, bench/README.md the figures).
+
+Named behaviours (the ranges each family draws from):
+- deck slides and tumbles (`slides`): of the shifts, `deck_slide_share` 0.6 are a deck piece
+  tipping into a neighbouring quarter, unloading `deck_unload_fraction` 0.3-1.0 of its weight
+  (1.0: a moment in the air) for `deck_tumble_ms` 60-220 ms;
+- topples at release (`topples`): `topple_probability` 0.15 of placements topple off the
+  moment the hand lets go, before the piece was ever still;
+- cascades (`cascades`): `cascade_probability` 0.25 of placements set off 2-3 pieces on
+  other zones, `cascade_gap_ms` 100-400 ms apart;
+- sway and crosstalk (`sway`): modes of 0.3-4 Hz, damping from light (4 s) to heavy
+  (0.3 s), up to 0.4 g of sway per gram loaded, crosstalk 5-15 % between neighbours;
+- rough hands and pieces (`rough`): presses of 5-60 g held 0.1-1.5 s, ringing up to 0.7 of
+  the piece's weight, landing spikes up to 14 times it, mat bounces resting up to 0.6 s,
+  10 glitches a minute, piece weights scattered 5 % (about +-10 % at two sigmas);
+- all of it at once, moderately (`mixed`).
+Not modelled yet: each zone's calibration off by up to +-5 %, HX711 settling beyond the
+sensor model's, piezo sensitivity and ringing, mat ringing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bosun.sim.params import HARD, LEVELS, NORMAL, Level
+
+FAMILIES: dict[str, Level] = {
+    "slides": replace(
+        NORMAL,
+        name="slides",
+        hands=replace(
+            NORMAL.hands,
+            deck_slide_share=0.6,
+            deck_tumble_ms=(60.0, 220.0),
+            deck_unload_fraction=(0.3, 1.0),
+        ),
+    ),
+    "topples": replace(
+        NORMAL, name="topples", hands=replace(NORMAL.hands, topple_probability=0.15)
+    ),
+    "cascades": replace(
+        NORMAL,
+        name="cascades",
+        hands=replace(NORMAL.hands, cascade_probability=0.25, cascade_gap_ms=(100.0, 400.0)),
+    ),
+    "sway": replace(
+        NORMAL,
+        name="sway",
+        sway_hz=(0.3, 4.0),
+        sway_decay_s=(0.3, 4.0),
+        sway_g_per_g=0.4,
+        sway_max_g=5.0,
+        crosstalk=(0.05, 0.15),
+    ),
+    "rough": replace(
+        HARD,
+        name="rough",
+        glitch_per_min=10.0,
+        piece_scatter=0.05,
+        hands=replace(
+            HARD.hands,
+            press_g=(5.0, 60.0),
+            press_ms=(100.0, 1500.0),
+            ring_fraction=(0.1, 0.7),
+            impact_factor=(2.0, 14.0),
+            bounce_rest_ms=(0.0, 600.0),
+        ),
+    ),
+    "mixed": replace(
+        HARD,
+        name="mixed",
+        sway_hz=(0.4, 3.0),
+        crosstalk=(0.03, 0.10),
+        piece_scatter=0.04,
+        hands=replace(
+            HARD.hands,
+            deck_slide_share=0.4,
+            deck_tumble_ms=(60.0, 200.0),
+            deck_unload_fraction=(0.3, 1.0),
+            topple_probability=0.08,
+            cascade_probability=0.12,
+        ),
+    ),
+}
+
+
+def level_named(name: str) -> Level:
+    """A preset (`normal`, `hard`) or a zoo family by name."""
+    if name in LEVELS:
+        return LEVELS[name]
+    if name in FAMILIES:
+        return FAMILIES[name]
+    raise ValueError(f"unknown level or family {name!r}: {', '.join([*LEVELS, *FAMILIES])}")
