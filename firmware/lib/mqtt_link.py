@@ -132,15 +132,13 @@ class MqttLink:
         """The retained status (also the birth on every connect); sent now if connected."""
         self.status_payload = payload
         if self.up:
-            self._publish_status()
+            self._publish_status(payload)
 
-    def _publish_status(self) -> None:
+    def _publish_status(self, payload: bytes) -> None:
         # Acknowledged, but not kept across a reconnect: the birth is sent on every connect.
         packet_id = self._new_id()
         self._control_ids[packet_id] = True
-        self._queue(
-            mqttlite.publish(self.topics[protocol.STATUS], self.status_payload, 1, True, packet_id)
-        )
+        self._queue(mqttlite.publish(self.topics[protocol.STATUS], payload, 1, True, packet_id))
 
     def publish(self, name: str, payload: bytes) -> bool:
         """A QoS 0 message (weights, trace): sent if connected and not backed up, else dropped."""
@@ -378,7 +376,7 @@ class MqttLink:
         if self.on_connect is not None:
             self.on_connect()
         elif self.status_payload is not None:
-            self._publish_status()
+            self._publish_status(self.status_payload)
         self._last_logged = None
         self.log(f"mqtt: connected to {self.host}:{self.port} as {self.client_id}")
 
