@@ -56,10 +56,13 @@ class Ship(ShipCore):
     def __init__(self, config_path="config.json", calibration_path=calibration.FILE, log=print):
         config, problems = settings.load(config_path)
         cfg = config
-        # The link's code first: the ship cannot run without it, while a detector that does
-        # not fit is only reported. Imported after the detector, from source on a small heap,
-        # the link's compilation can fail on a heap the detector's modules fragmented.
+        # The link's code (and the LED strip's) first: the ship cannot run without it, while a
+        # detector that does not fit is only reported. Imported after the detector and the
+        # outbox, from source on a small heap, their compilation can fail on a heap the
+        # detector's modules fragmented and the outbox filled.
         self._link_classes = self._import_link(cfg)
+        if cfg["leds"]["count"]:
+            import neopixel  # before the core fills the heap with the detector and the outbox
         has_mat = cfg["drop_sensor"] in ("mat", "both")
         has_piezo = cfg["drop_sensor"] in ("piezo", "both")
         pins = cfg["pins"]
@@ -90,9 +93,7 @@ class Ship(ShipCore):
         if has_piezo:
             self.piezo = Piezo(pin_class(pins["piezo"], pin_class.IN), cfg["piezo_debounce_ms"])
         if cfg["leds"]["count"]:
-            import neopixel
-
-            strip = neopixel.NeoPixel(
+            strip = neopixel.NeoPixel(  # pyright: ignore[reportPossiblyUnbound]
                 pin_class(pins["led_data"], pin_class.OUT), cfg["leds"]["count"]
             )
             self.leds = Leds(
