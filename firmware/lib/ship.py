@@ -72,10 +72,16 @@ class Ship(ShipCore):
     ) -> None:
         config, problems = settings.load(config_path)
         cfg = config
-        # The link's code first: the ship cannot run without it, while a detector that does
-        # not fit is only reported. Imported after the detector, from source on a small heap,
-        # the link's compilation can fail on a heap the detector's modules fragmented.
+        # The link's code (and the LED strip's) first: the ship cannot run without it, while a
+        # detector that does not fit is only reported. Imported after the detector and the
+        # outbox, from source on a small heap, their compilation can fail on a heap the
+        # detector's modules fragmented and the outbox filled.
         link_classes = self._import_link(cfg)
+        strip_class = None
+        if cfg["leds"]["count"]:
+            import neopixel  # before the core fills the heap with the detector and the outbox
+
+            strip_class = neopixel.NeoPixel
         has_mat = cfg["drop_sensor"] in ("mat", "both")
         has_piezo = cfg["drop_sensor"] in ("piezo", "both")
         pins = cfg["pins"]
@@ -105,12 +111,8 @@ class Ship(ShipCore):
         self.piezo: Piezo | None = None
         if has_piezo:
             self.piezo = Piezo(pin_class(pins["piezo"], pin_class.IN), cfg["piezo_debounce_ms"])
-        if cfg["leds"]["count"]:
-            import neopixel
-
-            strip = neopixel.NeoPixel(
-                pin_class(pins["led_data"], pin_class.OUT), cfg["leds"]["count"]
-            )
+        if strip_class is not None:  # leds.count is not 0
+            strip = strip_class(pin_class(pins["led_data"], pin_class.OUT), cfg["leds"]["count"])
             self.leds = Leds(
                 strip, cfg["leds"]["count"], cfg["leds"]["zones"], cfg["leds"]["brightness"]
             )

@@ -513,6 +513,12 @@ class Service:
         self._log_thread.shutdown(wait=False)  # the loop's own executor ends with the loop
         self._broker_thread.shutdown(wait=False)
 
+    def join_workers(self) -> None:
+        """Wait for the worker threads to end, once the loop has stopped (what asyncio.run does
+        at exit), from the thread that ran it: never on the loop, where starting the joining
+        thread alone can wait on a crowded machine's scheduler."""
+        self._workers.shutdown(wait=True)
+
     async def _stop_http(self) -> None:
         """End the pages' live streams first, so every response completes, then the server."""
         if self._web_app is not None:

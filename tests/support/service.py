@@ -127,13 +127,13 @@ class RunningService:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.loop.shutdown_asyncgens()
-            await self.loop.shutdown_default_executor()
 
         try:
             self._on_loop(cancel_leftovers(), CEILING_S)
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(CEILING_S)
+            self.service.join_workers()
             self.loop.close()
 
     def call(self, fn: Callable[[], Any]) -> Any:

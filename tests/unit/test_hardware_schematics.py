@@ -67,8 +67,23 @@ def test_committed_artefacts_match_a_fresh_generation(ship):
         for path, text in fresh.items()
         if not path.exists() or path.read_text(encoding="utf-8") != text
     ]
-    assert stale == [], f"stale: {stale}; regenerate with `make schematics`"
+    assert stale == [], f"stale: {stale}; regenerate with `make schematics`\n" + "\n".join(
+        _first_difference(path, fresh[path]) for path in fresh if path.name in stale
+    )
     assert (SCHEMATICS / "ship.png").stat().st_size > 10_000
+
+
+def _first_difference(path: Path, text: str) -> str:
+    """Where a fresh artefact first differs from the committed one; the fresh one is kept."""
+    kept = Path("test-artifacts") / "schematics" / path.name
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(text, encoding="utf-8")
+    old = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    new = text.splitlines()
+    for n, (a, b) in enumerate(zip(old, new, strict=False), 1):
+        if a != b:
+            return f"{path.name}:{n}: committed {a[:160]!r}, fresh {b[:160]!r} (fresh: {kept})"
+    return f"{path.name}: {len(old)} lines committed, {len(new)} fresh (fresh: {kept})"
 
 
 def test_netlist_is_a_kicad_netlist_with_every_part_and_footprint(ship, netlist):
