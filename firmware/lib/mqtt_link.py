@@ -32,6 +32,15 @@ import mqttlite
 
 from shipsense import protocol
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    import ssl
+    from collections.abc import Callable
+
+    from wifi import Wifi
+
+    from shipcore.outbox import Outbox
+
 BACKOFF_FIRST_MS = 250
 CONNECT_TIMEOUT_MS = 5000
 MAX_IN_FLIGHT = 10
@@ -46,25 +55,25 @@ class MqttLink:
 
     def __init__(
         self,
-        host,
-        port,
-        table,
-        client_id,
-        outbox,
-        on_command,
-        keepalive_s=15,
-        backoff_max_s=15,
-        user=None,
-        password=None,
-        wifi=None,
-        log=print,
-        tls=False,
-        ca=None,
-    ):
+        host: str,
+        port: int,
+        table: str,
+        client_id: str,
+        outbox: "Outbox",
+        on_command: "Callable[[bytes], object]",
+        keepalive_s: int = 15,
+        backoff_max_s: "int | float" = 15,
+        user: "str | None" = None,
+        password: "str | None" = None,
+        wifi: "Wifi | None" = None,
+        log: "Callable[[str], object]" = print,
+        tls: bool = False,
+        ca: "str | None" = None,
+    ) -> None:
         self.host = host
         self.tls = tls
         self.ca = ca
-        self._ssl_context = None
+        self._ssl_context: ssl.SSLContext | None = None
         self.port = port
         self.client_id = client_id
         self.outbox = outbox
@@ -76,7 +85,7 @@ class MqttLink:
         self.password = password
         self.wifi = wifi
         self.log = log
-        self.topics = {}
+        self.topics: dict[str, str] = {}
         for name in protocol.SHIP_TOPICS:
             self.topics[name] = protocol.topic(table, name)
         self.cmd_topic = protocol.topic(table, protocol.CMD)
@@ -84,54 +93,54 @@ class MqttLink:
         self.sock = None
         self.poller = select.poll()
         self.parser = mqttlite.Parser()
-        self._out = []
+        self._out: list[bytes] = []
         self._out_pos = 0
         self._out_bytes = 0
-        self._in_flight = {}
-        self._control_ids = {}
+        self._in_flight: dict[int, list] = {}
+        self._control_ids: dict[int, bool] = {}
         self._packet_id = 0
-        self._address = None
+        self._address: tuple | None = None
         self.backoff_ms = BACKOFF_FIRST_MS
         now = time.ticks_ms()
         self.next_attempt_ms = now
         self.state_ms = now
         self.last_rx_ms = now
         self.last_tx_ms = now
-        self.ping_sent_ms = None
-        self.status_payload = None
-        self.on_connect = None  # called once connected: the ship sends a fresh birth
+        self.ping_sent_ms: int | None = None
+        self.status_payload: bytes | None = None
+        self.on_connect: Callable[[], object] | None = (
+            None  # called once connected: the ship sends a fresh birth
+        )
         self.connects = 0
         self.drops = 0
         self.dropped_qos0 = 0
-        self.last_error = None
-        self._last_logged = None
+        self.last_error: str | None = None
+        self._last_logged: str | None = None
 
     @property
-    def up(self):
+    def up(self) -> bool:
         return self.state == "up"
 
-    def describe(self):
+    def describe(self) -> str:
         if self.up:
             return f"connected to {self.host}:{self.port}"
         return f"not connected to {self.host}:{self.port} ({self.last_error or self.state})"
 
     # --- outgoing -------------------------------------------------------------------------
 
-    def set_status(self, payload):
+    def set_status(self, payload: bytes) -> None:
         """The retained status (also the birth on every connect); sent now if connected."""
         self.status_payload = payload
         if self.up:
-            self._publish_status()
+            self._publish_status(payload)
 
-    def _publish_status(self):
+    def _publish_status(self, payload: bytes) -> None:
         # Acknowledged, but not kept across a reconnect: the birth is sent on every connect.
         packet_id = self._new_id()
         self._control_ids[packet_id] = True
-        self._queue(
-            mqttlite.publish(self.topics[protocol.STATUS], self.status_payload, 1, True, packet_id)
-        )
+        self._queue(mqttlite.publish(self.topics[protocol.STATUS], payload, 1, True, packet_id))
 
-    def publish(self, name, payload):
+    def publish(self, name: str, payload: bytes) -> bool:
         """A QoS 0 message (weights, trace): sent if connected and not backed up, else dropped."""
         if not self.up or self._out_bytes > MAX_OUT_BYTES:
             self.dropped_qos0 += 1
@@ -139,19 +148,19 @@ class MqttLink:
         self._queue(mqttlite.publish(self.topics[name], payload))
         return True
 
-    def _new_id(self):
+    def _new_id(self) -> int:
         self._packet_id = self._packet_id % 65535 + 1
         while self._packet_id in self._in_flight or self._packet_id in self._control_ids:
             self._packet_id = self._packet_id % 65535 + 1
         return self._packet_id
 
-    def _queue(self, packet):
+    def _queue(self, packet: bytes) -> None:
         self._out.append(packet)
         self._out_bytes += len(packet)
 
     # --- the state machine ----------------------------------------------------------------
 
-    def service(self, now_ms):
+    def service(self, now_ms: int) -> bool:
         """Advance the connection; True if it did any work (so the loop does not sleep)."""
         if self.wifi is not None and not self.wifi.up:
             if self.state != "down":
@@ -191,7 +200,7 @@ class MqttLink:
             worked = self._flush(now_ms) or worked
         return worked
 
-    def _open(self, now_ms):
+    def _open(self, now_ms: int) -> None:
         try:
             if self._address is None:
                 # DNS blocks; an IP address in mqtt.url avoids it. Resolved once a boot.
@@ -217,13 +226,13 @@ class MqttLink:
         self.state = "connecting"
         self.state_ms = now_ms
 
-    def _tls_context(self):
-        """The client context verifying against bosun's CA; made once a boot."""
+    def _tls_context(self, ca: str) -> "ssl.SSLContext":
+        """The client context verifying against `ca` (bosun's CA); made once a boot."""
         if self._ssl_context is None:
             import binascii
             import ssl
 
-            lines = [line.strip() for line in self.ca.split("\n")]
+            lines = [line.strip() for line in ca.split("\n")]
             body = "".join(line for line in lines if line and not line.startswith("-----"))
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.verify_mode = ssl.CERT_REQUIRED
@@ -231,16 +240,18 @@ class MqttLink:
             self._ssl_context = context
         return self._ssl_context
 
-    def _start_tls(self, now_ms):
+    def _start_tls(self, now_ms: int) -> bool:
         """Wrap the connected socket in TLS; False (and the link dropped) if it cannot be."""
         if not self.ca:
             self._drop(now_ms, "mqtts:// needs mqtt.ca (bosun ship add --tls writes it)")
             return False
+        sock = self.sock
+        assert isinstance(sock, socket.socket)  # connecting: the TCP socket _open made
         try:
-            context = self._tls_context()
-            self.poller.unregister(self.sock)
+            context = self._tls_context(self.ca)
+            self.poller.unregister(sock)
             self.sock = context.wrap_socket(
-                self.sock, server_hostname=self.host, do_handshake_on_connect=False
+                sock, server_hostname=self.host, do_handshake_on_connect=False
             )
         except (OSError, ValueError) as error:
             self._drop(now_ms, f"TLS could not start: {error}")
@@ -248,7 +259,7 @@ class MqttLink:
         self.poller.register(self.sock, select.POLLIN)
         return True
 
-    def _send_connect(self, now_ms):
+    def _send_connect(self, now_ms: int) -> None:
         self.poller.modify(self.sock, select.POLLIN)
         self.state = "connack"
         self.state_ms = now_ms
@@ -264,9 +275,10 @@ class MqttLink:
         )
         self._flush(now_ms)
 
-    def _flush(self, now_ms):
+    def _flush(self, now_ms: int) -> bool:
         wrote = False
         while self._out:
+            assert self.sock is not None  # _drop, which closes the socket, empties _out
             packet = self._out[0]
             try:
                 n = self.sock.send(memoryview(packet)[self._out_pos :])
@@ -291,7 +303,8 @@ class MqttLink:
             self.poller.modify(self.sock, select.POLLIN | (select.POLLOUT if self._out else 0))
         return wrote
 
-    def _receive(self, now_ms):
+    def _receive(self, now_ms: int) -> bool:
+        assert self.sock is not None  # polled: the socket is registered while it is open
         try:
             data = self.sock.recv(READ_BYTES)
         except OSError as error:
@@ -319,7 +332,7 @@ class MqttLink:
             self._drop(now_ms, f"bad packet from the broker: {error}")
         return True
 
-    def _handle(self, packet, now_ms):
+    def _handle(self, packet: "tuple[int, int, bytes]", now_ms: int) -> None:
         kind, flags, body = packet
         if kind == mqttlite.CONNACK:
             code = body[1] if len(body) >= 2 else 255
@@ -350,7 +363,7 @@ class MqttLink:
         elif kind == mqttlite.PINGRESP:
             self.ping_sent_ms = None
 
-    def _connected(self, now_ms):
+    def _connected(self, now_ms: int) -> None:
         self.state = "up"
         self.state_ms = now_ms
         self.backoff_ms = BACKOFF_FIRST_MS
@@ -363,11 +376,11 @@ class MqttLink:
         if self.on_connect is not None:
             self.on_connect()
         elif self.status_payload is not None:
-            self._publish_status()
+            self._publish_status(self.status_payload)
         self._last_logged = None
         self.log(f"mqtt: connected to {self.host}:{self.port} as {self.client_id}")
 
-    def _send_events(self, now_ms):
+    def _send_events(self, now_ms: int) -> bool:
         sent = False
         while len(self._in_flight) < MAX_IN_FLIGHT and self._out_bytes < MAX_OUT_BYTES:
             entry = self.outbox.next_waiting()
@@ -380,7 +393,7 @@ class MqttLink:
             sent = True
         return sent
 
-    def _keepalive(self, now_ms):
+    def _keepalive(self, now_ms: int) -> None:
         if self.ping_sent_ms is not None:
             if time.ticks_diff(now_ms, self.ping_sent_ms) > self.keepalive_ms:
                 self._drop(now_ms, "the broker did not answer a ping")
@@ -393,7 +406,7 @@ class MqttLink:
             self._queue(mqttlite.pingreq())
             self.ping_sent_ms = now_ms
 
-    def _drop(self, now_ms, reason):
+    def _drop(self, now_ms: int, reason: str) -> None:
         if self.sock is not None:
             try:  # noqa: SIM105
                 self.poller.unregister(self.sock)
@@ -427,7 +440,7 @@ class MqttLink:
             self.log(f"mqtt: {reason}; trying again in {wait_ms} ms")
             self._last_logged = reason
 
-    def close(self):
+    def close(self) -> None:
         """A clean goodbye: the broker does not publish the last will for it."""
         if self.up:
             self._queue(mqttlite.disconnect())

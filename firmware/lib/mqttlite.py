@@ -32,7 +32,7 @@ class MqttError(ValueError):
     """The broker sent something this client cannot accept."""
 
 
-def _length(n):
+def _length(n: int) -> bytes:
     out = bytearray()
     while True:
         byte = n % 128
@@ -44,12 +44,19 @@ def _length(n):
             return bytes(out)
 
 
-def _text(value):
+def _text(value: "str | bytes") -> bytes:
     data = value.encode() if isinstance(value, str) else bytes(value)
     return struct.pack("!H", len(data)) + data
 
 
-def connect(client_id, keepalive_s, will_topic=None, will_payload=b"", user=None, password=None):
+def connect(
+    client_id: str,
+    keepalive_s: int,
+    will_topic: "str | None" = None,
+    will_payload: bytes = b"",
+    user: "str | None" = None,
+    password: "str | None" = None,
+) -> bytes:
     """CONNECT with a clean session; the will, if any, is QoS 1 and retained."""
     flags = 0x02  # clean session: subscriptions are made again after every connect
     payload = _text(client_id)
@@ -66,7 +73,14 @@ def connect(client_id, keepalive_s, will_topic=None, will_payload=b"", user=None
     return bytes((CONNECT,)) + _length(len(body)) + body
 
 
-def publish(topic, payload, qos=0, retain=False, packet_id=0, dup=False):
+def publish(
+    topic: str,
+    payload: bytes,
+    qos: int = 0,
+    retain: bool = False,
+    packet_id: int = 0,
+    dup: bool = False,
+) -> bytes:
     header = PUBLISH | (qos << 1) | (1 if retain else 0) | (0x08 if dup else 0)
     body = _text(topic)
     if qos:
@@ -75,33 +89,33 @@ def publish(topic, payload, qos=0, retain=False, packet_id=0, dup=False):
     return bytes((header,)) + _length(len(body)) + body
 
 
-def puback(packet_id):
+def puback(packet_id: int) -> bytes:
     return bytes((PUBACK, 2)) + struct.pack("!H", packet_id)
 
 
-def subscribe(packet_id, topic, qos=1):
+def subscribe(packet_id: int, topic: str, qos: int = 1) -> bytes:
     body = struct.pack("!H", packet_id) + _text(topic) + bytes((qos,))
     return bytes((SUBSCRIBE,)) + _length(len(body)) + body
 
 
-def pingreq():
+def pingreq() -> bytes:
     return bytes((PINGREQ, 0))
 
 
-def disconnect():
+def disconnect() -> bytes:
     return bytes((DISCONNECT, 0))
 
 
 class Parser:
     """Collects bytes from the broker and yields whole packets as (type, flags, body)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buffer = b""
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> None:
         self.buffer += data
 
-    def next(self):
+    def next(self) -> "tuple[int, int, bytes] | None":
         """The next whole packet, or None until more bytes arrive; MqttError if malformed."""
         buf = self.buffer
         if len(buf) < 2:
@@ -129,7 +143,7 @@ class Parser:
         return buf[0] & 0xF0, buf[0] & 0x0F, body
 
 
-def parse_publish(flags, body):
+def parse_publish(flags: int, body: bytes) -> "tuple[str, bytes, int, int]":
     """(topic, payload, qos, packet_id) of an incoming PUBLISH body."""
     if len(body) < 2:
         raise MqttError("PUBLISH too short")
@@ -149,7 +163,7 @@ def parse_publish(flags, body):
     return topic, body[pos:], qos, packet_id
 
 
-def packet_id_of(body):
+def packet_id_of(body: bytes) -> int:
     if len(body) < 2:
         raise MqttError("packet too short for its packet id")
     return struct.unpack("!H", body[:2])[0]

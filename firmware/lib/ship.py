@@ -27,6 +27,17 @@ from shipcore import calibration, settings
 from shipcore.core import ShipCore
 from shipcore.hx711 import HX711Bus
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mqtt_link import MqttLink
+    from serial_link import SerialLink
+    from wifi import Wifi
+
+    # what _import_link loaded: the link's class, and Wifi's for an MQTT link
+    LinkClasses = tuple[type[SerialLink], None] | tuple[type[MqttLink], type[Wifi]]
+
 READY_TIMEOUT_PERIODS = 2
 LED_FRAME_MS = 40
 SLEEP_IF_AHEAD_US = 2500
@@ -43,7 +54,7 @@ RESET_CAUSES = {
 }
 
 
-def _reset_cause():
+def _reset_cause() -> str:
     try:
         return RESET_CAUSES.get(machine.reset_cause(), "unknown")
     except AttributeError:
@@ -53,16 +64,24 @@ def _reset_cause():
 class Ship(ShipCore):
     """Everything on the ESP32, wired from config.json; `run()` never returns."""
 
-    def __init__(self, config_path="config.json", calibration_path=calibration.FILE, log=print):
+    def __init__(
+        self,
+        config_path: str = "config.json",
+        calibration_path: str = calibration.FILE,
+        log: "Callable[[str], object]" = print,
+    ) -> None:
         config, problems = settings.load(config_path)
         cfg = config
         # The link's code (and the LED strip's) first: the ship cannot run without it, while a
         # detector that does not fit is only reported. Imported after the detector and the
         # outbox, from source on a small heap, their compilation can fail on a heap the
         # detector's modules fragmented and the outbox filled.
-        self._link_classes = self._import_link(cfg)
+        link_classes = self._import_link(cfg)
+        strip_class = None
         if cfg["leds"]["count"]:
             import neopixel  # before the core fills the heap with the detector and the outbox
+
+            strip_class = neopixel.NeoPixel
         has_mat = cfg["drop_sensor"] in ("mat", "both")
         has_piezo = cfg["drop_sensor"] in ("piezo", "both")
         pins = cfg["pins"]
@@ -89,21 +108,19 @@ class Ship(ShipCore):
             log,
             _reset_cause(),
         )
-        self.piezo = None
+        self.piezo: Piezo | None = None
         if has_piezo:
             self.piezo = Piezo(pin_class(pins["piezo"], pin_class.IN), cfg["piezo_debounce_ms"])
-        if cfg["leds"]["count"]:
-            strip = neopixel.NeoPixel(  # pyright: ignore[reportPossiblyUnbound]
-                pin_class(pins["led_data"], pin_class.OUT), cfg["leds"]["count"]
-            )
+        if strip_class is not None:  # leds.count is not 0
+            strip = strip_class(pin_class(pins["led_data"], pin_class.OUT), cfg["leds"]["count"])
             self.leds = Leds(
                 strip, cfg["leds"]["count"], cfg["leds"]["zones"], cfg["leds"]["brightness"]
             )
-        self.wifi = None
-        self.link = self._make_link()
+        self.wifi: Wifi | None = None
+        self.link = self._make_link(link_classes)
         self.link.on_connect = self.publish_status
         self.stats = LoopStats(self.period_us)
-        self.watchdog = None
+        self.watchdog: Watchdog | None = None
         now_ms = time.ticks_ms()
         self._now_ms = now_ms
         self._last_ms = now_ms
@@ -115,7 +132,7 @@ class Ship(ShipCore):
 
     # --- wiring ---------------------------------------------------------------------------
 
-    def outbox_size(self, wanted):
+    def outbox_size(self, wanted: int) -> int:
         """`wanted`, or fewer events if a full outbox would leave under a quarter of the heap.
 
         A WROOM's ~109 KB heap holds the default 128 events (~26 KB) with the firmware frozen
@@ -134,7 +151,7 @@ class Ship(ShipCore):
         )
         return size
 
-    def _import_link(self, cfg):
+    def _import_link(self, cfg: dict) -> "LinkClasses":
         if cfg["link"] == "serial":
             from serial_link import SerialLink
 
@@ -145,13 +162,11 @@ class Ship(ShipCore):
 
         return MqttLink, Wifi
 
-    def _make_link(self):
+    def _make_link(self, link_classes: "LinkClasses") -> "SerialLink | MqttLink":
         cfg = self.config
-        link_class, Wifi = self._link_classes
-        self._link_classes = None
-        if Wifi is None:
-            return link_class(self.outbox, self.on_command, log=self.log)
-        MqttLink = link_class
+        if link_classes[1] is None:
+            return link_classes[0](self.outbox, self.on_command, log=self.log)
+        MqttLink, Wifi = link_classes
         self.wifi = Wifi(cfg["wifi"]["ssid"], cfg["wifi"]["password"])
         host, port = settings.parse_mqtt_url(cfg["mqtt"]["url"])
         uid = "".join(f"{b:02x}" for b in machine.unique_id())
@@ -172,26 +187,26 @@ class Ship(ShipCore):
             ca=cfg["mqtt"]["ca"],
         )
 
-    def apply_setting(self, config, key):
+    def apply_setting(self, config: dict, key: str) -> None:
         ShipCore.apply_setting(self, config, key)
         if key == "piezo_debounce_ms" and self.piezo is not None:
             self.piezo.debounce_ms = config["piezo_debounce_ms"]
 
     # --- messages -------------------------------------------------------------------------
 
-    def send(self, name, payload):
+    def send(self, name: str, payload: bytes) -> None:
         self.link.publish(name, payload)
 
-    def set_status(self, payload):
+    def set_status(self, payload: bytes) -> None:
         self.link.set_status(payload)
 
-    def problems(self):
+    def problems(self) -> "list[str]":
         problems = ShipCore.problems(self)
         if self.watchdog is not None and not self.watchdog.hardware:
             problems.append("no hardware watchdog on this port")
         return problems
 
-    def status_extra(self):
+    def status_extra(self) -> dict:
         extra = ShipCore.status_extra(self)
         link = self.link
         extra["loop"] = self.stats.summary()
@@ -209,7 +224,7 @@ class Ship(ShipCore):
             extra["wifi"] = self.wifi.describe()
         return extra
 
-    def landed(self, event):
+    def landed(self, event: dict) -> None:
         # The piezo IRQ timestamped the hit to the millisecond, finer than a sample period.
         piezo = self.piezo
         if piezo is None or not piezo.hits:
@@ -220,7 +235,7 @@ class Ship(ShipCore):
 
     # --- the loop -------------------------------------------------------------------------
 
-    def run(self):
+    def run(self) -> None:
         self.watchdog = Watchdog(self.config["watchdog_ms"])
         self.publish_status()
         self._last_ready_us = time.ticks_us()
@@ -238,12 +253,12 @@ class Ship(ShipCore):
             if restart_at is not None and time.ticks_diff(time.ticks_ms(), restart_at) >= 0:
                 self.restart()
 
-    def restart(self):
+    def restart(self) -> None:
         self.log("restarting as the host asked")
         self.link.close()
         machine.reset()
 
-    def step(self):
+    def step(self) -> None:
         """One sample period: wait (doing background work), read, detect, queue."""
         ticks_us = time.ticks_us
         ticks_diff = time.ticks_diff
@@ -284,7 +299,7 @@ class Ship(ShipCore):
         if self.watchdog is not None:
             self.watchdog.feed()
 
-    def _background(self):
+    def _background(self) -> bool:
         """Network, LEDs, the core's periodic messages; True if anything was done."""
         now_ms = time.ticks_ms()
         worked = False
@@ -310,5 +325,5 @@ class Ship(ShipCore):
         return worked
 
 
-def main():
+def main() -> None:
     Ship().run()

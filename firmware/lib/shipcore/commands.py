@@ -19,6 +19,14 @@ its last maintenance command, so a forgotten wizard never leaves the ship open.
 from shipcore import calibration, settings
 from shipsense import protocol
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from machine import Pin
+
+    from shipcore.core import ShipCore
+
 MEASURE_MS = 500
 # A reading this spread out (grams, max - min, or a fraction of a calibration weight) is a
 # hand on the ship, not a calibration. Noise alone spreads 40 readings over ~2 g at worst.
@@ -31,16 +39,17 @@ MIN_ITEM_G = 0.2
 class Measurement:
     """Averages the raw counts of some channels over the next `needed` settled samples."""
 
-    def __init__(self, msg, channels, needed):
+    def __init__(self, msg: dict, channels: "list[int]", needed: int) -> None:
         self.msg = msg
         self.channels = channels
         self.needed = needed
         self.sums = [0] * len(channels)
-        self.low = [None] * len(channels)
-        self.high = [None] * len(channels)
+        # None until the first sample, then ints: add fills them before mean or spread
+        self.low: list = [None] * len(channels)
+        self.high: list = [None] * len(channels)
         self.count = 0
 
-    def add(self, values):
+    def add(self, values: "list[int]") -> bool:
         for i, ch in enumerate(self.channels):
             raw = values[ch]
             self.sums[i] += raw
@@ -51,24 +60,28 @@ class Measurement:
         self.count += 1
         return self.count >= self.needed
 
-    def mean(self, i):
+    def mean(self, i: int) -> float:
         return self.sums[i] / self.count
 
-    def spread(self, i):
+    def spread(self, i: int) -> int:
         return self.high[i] - self.low[i]
 
 
 class Commands:
     """Turns command payloads into actions on the ship and result messages."""
 
-    def __init__(self, ship, button=None):
+    def __init__(self, ship: "ShipCore", button: "Pin | None" = None) -> None:
         self.ship = ship
         self.clock = ship.clock  # MicroPython's time on the ESP32; the host's clock elsewhere
-        self.measurement = None
+        self.measurement: Measurement | None = None
         self.handled = 0
         self.refused = 0
-        self.maintenance_until_ms = None  # ticks_ms when maintenance ends; None: not in it
-        self._pressed_ms = None  # when the button was pressed (its interrupt), not yet taken
+        self.maintenance_until_ms: int | None = (
+            None  # ticks_ms when maintenance ends; None: not in it
+        )
+        self._pressed_ms: int | None = (
+            None  # when the button was pressed (its interrupt), not yet taken
+        )
         if button is None:
             gpio = ship.config.get("maintenance_button") if hasattr(ship, "config") else None
             if gpio is not None:
@@ -78,10 +91,10 @@ class Commands:
         if button is not None:
             button.irq(handler=self._on_button, trigger=2)  # IRQ_FALLING: pressed (to ground)
 
-    def _on_button(self, _pin):
+    def _on_button(self, _pin: object) -> None:
         self._pressed_ms = self.clock.ticks_ms()  # a small int: nothing allocated in the interrupt
 
-    def in_maintenance(self, now_ms):
+    def in_maintenance(self, now_ms: int) -> bool:
         """True while the ship obeys the MAINTENANCE_COMMANDS (and the window is renewed)."""
         pressed_ms = self._pressed_ms
         if pressed_ms is not None:
@@ -97,13 +110,15 @@ class Commands:
             return False
         return True
 
-    def _result(self, msg, ok, error=None, data=None):
+    def _result(
+        self, msg: dict, ok: bool, error: "str | None" = None, data: "dict | None" = None
+    ) -> dict:
         self.handled += 1
         if not ok:
             self.refused += 1
         return protocol.result_message(msg.get("id"), msg.get("cmd"), ok, error, data)
 
-    def handle(self, payload, now_ms):
+    def handle(self, payload: bytes, now_ms: int) -> "dict | None":
         """The result for `payload`, or None if it comes later (a measurement started)."""
         try:
             msg = protocol.parse_command(payload)
@@ -129,7 +144,7 @@ class Commands:
 
     # --- measuring commands ---------------------------------------------------------------
 
-    def _channel(self, zone):
+    def _channel(self, zone: "int | Literal['mat']") -> "tuple[int, None] | tuple[None, str]":
         ship = self.ship
         if zone == "mat":
             if not ship.cells.has_mat:
@@ -139,7 +154,7 @@ class Commands:
             return None, f"zone {zone} does not exist (zones 1-{ship.cells.zones})"
         return zone - 1, None
 
-    def _start(self, msg, channels):
+    def _start(self, msg: dict, channels: "list[int]") -> "dict | None":
         ship = self.ship
         if self.measurement is not None:
             busy = self.measurement.msg
@@ -157,7 +172,7 @@ class Commands:
         self.measurement = Measurement(msg, channels, needed)
         return None
 
-    def _tare(self, msg, now_ms):
+    def _tare(self, msg: dict, now_ms: int) -> "dict | None":
         cells = self.ship.cells
         zones = msg.get("zones")
         if zones is None:
@@ -165,29 +180,31 @@ class Commands:
         else:
             channels = []
             for zone in zones:
-                ch, problem = self._channel(zone)
-                if problem:
-                    return self._result(msg, False, "tare: " + problem)
-                channels.append(ch)
+                found = self._channel(zone)
+                if found[0] is None:
+                    return self._result(msg, False, "tare: " + found[1])
+                channels.append(found[0])
         return self._start(msg, channels)
 
-    def _calibrate(self, msg, now_ms):
-        ch, problem = self._channel(msg["zone"])
-        if problem:
-            return self._result(msg, False, "calibrate: " + problem)
+    def _calibrate(self, msg: dict, now_ms: int) -> "dict | None":
+        found = self._channel(msg["zone"])
+        if found[0] is None:
+            return self._result(msg, False, "calibrate: " + found[1])
+        ch = found[0]
         if self.ship.cal.tare[ch] is None:
             return self._result(msg, False, "calibrate: tare the empty zone first")
         return self._start(msg, [ch])
 
-    def _weigh(self, msg, now_ms):
-        ch, problem = self._channel(msg["zone"])
-        if problem:
-            return self._result(msg, False, "weigh: " + problem)
+    def _weigh(self, msg: dict, now_ms: int) -> "dict | None":
+        found = self._channel(msg["zone"])
+        if found[0] is None:
+            return self._result(msg, False, "weigh: " + found[1])
+        ch = found[0]
         if self.ship.cal.tare[ch] is None:
             return self._result(msg, False, "weigh: tare the empty zone first")
         return self._start(msg, [ch])
 
-    def on_sample(self, values):
+    def on_sample(self, values: "list[int]") -> "dict | None":
         """Called once a settled sample with the raw counts; the result when one is done."""
         m = self.measurement
         if m is None or not m.add(values):
@@ -201,7 +218,9 @@ class Commands:
                 return self._result(msg, False, f"{ship.cells.name(ch)} faulted while measuring")
             if msg["cmd"] == "calibrate":
                 # The scale is not known yet: judge the spread against the weight's own step.
-                step = abs(m.mean(i) - cal.tare[ch]) or 1
+                tare = cal.tare[ch]
+                assert tare is not None  # _calibrate refuses an untared zone
+                step = abs(m.mean(i) - tare) or 1
                 steady = m.spread(i) <= STEADY_FRACTION * step
                 spread_g = m.spread(i) * msg["grams"] / step
             else:
@@ -223,12 +242,14 @@ class Commands:
             data["tare"] = tared
         elif msg["cmd"] == "calibrate":
             ch = m.channels[0]
-            counts_per_g = (m.mean(0) - cal.tare[ch]) / msg["grams"]
+            tare = cal.tare[ch]
+            assert tare is not None  # _calibrate refuses an untared zone
+            counts_per_g = (m.mean(0) - tare) / msg["grams"]
             if abs(counts_per_g) < MIN_COUNTS_PER_G:
                 return self._result(
                     msg,
                     False,
-                    f"{ship.cells.name(ch)} changed by only {m.mean(0) - cal.tare[ch]:.0f} counts "
+                    f"{ship.cells.name(ch)} changed by only {m.mean(0) - tare:.0f} counts "
                     f"for {msg['grams']} g: is the weight on that zone?",
                 )
             cal.counts_per_g[ch] = counts_per_g
@@ -237,7 +258,9 @@ class Commands:
             data["counts_per_g"] = counts_per_g
         else:
             ch = m.channels[0]
-            grams = (m.mean(0) - cal.tare[ch]) / cal.counts_per_g[ch] / msg.get("count", 1)
+            tare = cal.tare[ch]
+            assert tare is not None  # _weigh refuses an untared zone
+            grams = (m.mean(0) - tare) / cal.counts_per_g[ch] / msg.get("count", 1)
             if grams < MIN_ITEM_G:
                 return self._result(
                     msg, False, f"{ship.cells.name(ch)} holds {grams:.2f} g: put the piece on it"
@@ -254,7 +277,7 @@ class Commands:
 
     # --- immediate commands ---------------------------------------------------------------
 
-    def _set(self, msg, now_ms):
+    def _set(self, msg: dict, now_ms: int) -> dict:
         ship = self.ship
         key = msg["key"]
         changed, problem, restart = settings.set_value(ship.config, key, msg["value"])
@@ -268,7 +291,7 @@ class Commands:
             ship.apply_setting(changed, key)
         return self._result(msg, True, None, {"key": key, "restart_needed": restart})
 
-    def _led(self, msg, now_ms):
+    def _led(self, msg: dict, now_ms: int) -> dict:
         zone = msg.get("zone")
         if zone is not None and zone > self.ship.cells.zones:
             return self._result(
@@ -279,7 +302,7 @@ class Commands:
         self.ship.leds.set_show(msg, now_ms)
         return self._result(msg, True)
 
-    def _resend(self, msg, now_ms):
+    def _resend(self, msg: dict, now_ms: int) -> dict:
         ship = self.ship
         data = {"boot": msg["boot"], "from": msg["from"], "to": msg["to"]}
         if msg["boot"] != ship.boot:
@@ -293,15 +316,15 @@ class Commands:
         data["missing"] = missing
         return self._result(msg, True, None, data)
 
-    def _trace(self, msg, now_ms):
+    def _trace(self, msg: dict, now_ms: int) -> dict:
         self.ship.trace_on = msg["on"]
         return self._result(msg, True, None, {"on": msg["on"]})
 
-    def _status(self, msg, now_ms):
+    def _status(self, msg: dict, now_ms: int) -> dict:
         self.ship.status_due_ms = now_ms
         return self._result(msg, True)
 
-    def _maintenance(self, msg, now_ms):
+    def _maintenance(self, msg: dict, now_ms: int) -> dict:
         if msg["on"]:
             self.maintenance_until_ms = self.clock.ticks_add(now_ms, protocol.MAINTENANCE_S * 1000)
         else:
@@ -314,6 +337,6 @@ class Commands:
             {"on": msg["on"], "seconds": protocol.MAINTENANCE_S if msg["on"] else 0},
         )
 
-    def _restart(self, msg, now_ms):
+    def _restart(self, msg: dict, now_ms: int) -> dict:
         self.ship.restart_at_ms = self.ship.clock.ticks_add(now_ms, 300)
         return self._result(msg, True)

@@ -103,7 +103,7 @@ class ShipCore:
         self.t_ms = 0
         self.weights_due_ms = clock.ticks_add(now_ms, cfg["weights_interval_ms"])
         self.status_due_ms = clock.ticks_add(now_ms, cfg["status_interval_s"] * 1000)
-        self.restart_at_ms = None
+        self.restart_at_ms: int | None = None
         self.errors = 0
         self.last_error = None
         self.detector_errors = 0

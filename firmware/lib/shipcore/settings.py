@@ -33,6 +33,14 @@ import json
 
 from shipsense.protocol import MAX_OUTBOX, ProtocolError, check_table_id, is_int, is_number
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    # (its name in sentences, its GPIOs, the input-only ones), like ESP32 below
+    Board = tuple[str, tuple[int, ...], tuple[int, ...]]
+
 VERSION = 1
 # ESP32 GPIOs that exist; 34-39 are inputs only, 6-11 drive the SPI flash.
 ESP32_GPIOS = (0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 25, 26, 27) + (
@@ -102,8 +110,8 @@ SECRET_KEYS = ("wifi.password", "mqtt.password")
 FIXED_PREFIXES = ("pins", "version", "zones")
 
 
-def _copy(value):
-    # A deep copy of JSON data (MicroPython has no copy.deepcopy).
+def _copy(value: "Any") -> "Any":
+    # A deep copy of JSON data (MicroPython has no copy.deepcopy); JSON is Any, as json.loads
     if isinstance(value, dict):
         return {k: _copy(value[k]) for k in value}
     if isinstance(value, list):
@@ -111,12 +119,12 @@ def _copy(value):
     return value
 
 
-def uses_tls(url):
+def uses_tls(url: object) -> bool:
     """True for an `mqtts://` broker (TLS, verified against `mqtt.ca`)."""
     return isinstance(url, str) and url.startswith("mqtts://")
 
 
-def parse_mqtt_url(url):
+def parse_mqtt_url(url: object) -> "tuple[str, int]":
     """(host, port) of `mqtt://host[:port]` or `mqtts://host[:port]` (TLS, port 8883 unless
     given); ValueError naming what is wrong."""
     tls = uses_tls(url)
@@ -144,33 +152,35 @@ def parse_mqtt_url(url):
 class _Checker:
     """Collects problems while copying good values over the defaults."""
 
-    def __init__(self, raw):
+    def __init__(self, raw: dict) -> None:
         self.raw = raw
-        self.config = _copy(DEFAULTS)
-        self.problems = []
+        self.config: dict = _copy(DEFAULTS)
+        self.problems: list[str] = []
 
-    def get(self, key):
-        node = self.raw
+    def get(self, key: str) -> "tuple[Any, bool]":
+        node: Any = self.raw
         for part in key.split("."):
             if not isinstance(node, dict) or part not in node:
                 return None, False
             node = node[part]
         return node, True
 
-    def put(self, key, value):
+    def put(self, key: str, value: object) -> None:
         node = self.config
         parts = key.split(".")
         for part in parts[:-1]:
             node = node[part]
         node[parts[-1]] = value
 
-    def default(self, key):
-        node = DEFAULTS
+    def default(self, key: str) -> "Any":
+        node: Any = DEFAULTS
         for part in key.split("."):
             node = node[part]
         return node
 
-    def field(self, key, ok, expected, required=False):
+    def field(
+        self, key: str, ok: "Callable[[Any], bool]", expected: str, required: bool = False
+    ) -> "Any":
         """Copy `key` if `ok(value)` holds, else keep the default and note the problem."""
         value, present = self.get(key)
         if not present:
@@ -187,7 +197,7 @@ class _Checker:
         return self.default(key)
 
 
-def _table_ok(value):
+def _table_ok(value: object) -> bool:
     try:
         check_table_id(value)
     except ProtocolError:
@@ -195,7 +205,7 @@ def _table_ok(value):
     return True
 
 
-def _pins_problem(pins, board):
+def _pins_problem(pins: object, board: "Board") -> "str | None":
     """None if the pin map is usable, else what is wrong with it."""
     name, gpios, input_only = board
     if not isinstance(pins, dict):
@@ -219,7 +229,7 @@ def _pins_problem(pins, board):
     return None
 
 
-def check(raw, board=ESP32):
+def check(raw: object, board: "Board" = ESP32) -> "tuple[dict, list[str]]":
     """(config, problems) for a parsed config.json object whose pins are `board`'s."""
     if not isinstance(raw, dict):
         checker = _Checker({})
@@ -243,7 +253,7 @@ def check(raw, board=ESP32):
     c.field("wifi.ssid", lambda v: isinstance(v, str) and len(v) <= 32, "text up to 32 bytes")
     c.field("wifi.password", lambda v: isinstance(v, str) and len(v) <= 64, "text up to 64")
 
-    def url_ok(value):
+    def url_ok(value: object) -> bool:
         try:
             parse_mqtt_url(value)
         except ValueError:
@@ -263,7 +273,7 @@ def check(raw, board=ESP32):
     c.field("mqtt.password", nullable_text, "text or null")
 
     # the CA that signed the broker's certificate (PEM, as `bosun ship add --tls` writes it)
-    def ca_ok(value):
+    def ca_ok(value: object) -> bool:
         return value is None or (
             isinstance(value, str) and "BEGIN CERTIFICATE" in value and len(value) <= 4096
         )
@@ -330,7 +340,7 @@ def check(raw, board=ESP32):
     return c.config, c.problems
 
 
-def even_led_map(count, zones):
+def even_led_map(count: int, zones: int) -> "dict[str, list[int]]":
     """LEDs spread evenly over the zones in order: {"1": [0, 1, 2, 3], "2": [4, ...], ...}."""
     result = {}
     per_zone = count // zones if zones else 0
@@ -339,7 +349,7 @@ def even_led_map(count, zones):
     return result
 
 
-def _led_map_problem(zone_map, count, zones):
+def _led_map_problem(zone_map: object, count: int, zones: int) -> "str | None":
     if not isinstance(zone_map, dict):
         return "must map zone numbers to lists of LED indexes"
     for key in zone_map:
@@ -351,7 +361,7 @@ def _led_map_problem(zone_map, count, zones):
     return None
 
 
-def load(path="config.json"):
+def load(path: str = "config.json") -> "tuple[dict, list[str]]":
     """(config, problems) from the file at `path`; defaults when it is missing or broken."""
     try:
         with open(path) as f:
@@ -367,7 +377,7 @@ def load(path="config.json"):
     return check(raw)
 
 
-def save(raw, path="config.json"):
+def save(raw: dict, path: str = "config.json") -> None:
     """Write `raw` to flash atomically (a power cut leaves the old or the new file)."""
     import os
 
@@ -381,7 +391,7 @@ def save(raw, path="config.json"):
         os.rename(tmp, path)
 
 
-def set_value(raw, key, value):
+def set_value(raw: object, key: object, value: object) -> "tuple[Any, str | None, bool]":
     """(new raw config, problem or None, needs_restart) for `set key value` on `raw`."""
     if not isinstance(key, str) or not key:
         return raw, "key must be a dotted name like 'leds.brightness'", False
@@ -389,12 +399,12 @@ def set_value(raw, key, value):
         if key == prefix or key.startswith(prefix + "."):
             return raw, f"{key} is fixed by the wiring; edit config.json on the ship", False
     parts = key.split(".")
-    node = DEFAULTS
+    node: Any = DEFAULTS
     for part in parts:
         if not isinstance(node, dict) or part not in node:
             return raw, f"unknown config key {key!r}", False
         node = node[part]
-    changed = _copy(raw) if isinstance(raw, dict) else {}
+    changed: dict = _copy(raw) if isinstance(raw, dict) else {}
     target = changed
     for part in parts[:-1]:
         if not isinstance(target.get(part), dict):
@@ -411,7 +421,7 @@ def set_value(raw, key, value):
     return changed, None, key not in LIVE_KEYS
 
 
-def summary(config):
+def summary(config: dict) -> dict:
     """The configuration as the status message shows it: no passwords."""
     shown = _copy(config)
     shown["wifi"] = {"ssid": config["wifi"]["ssid"]}

@@ -84,11 +84,19 @@ from shipsense.items import Cargo, check_items
 from shipsense.sway import SwayModel
 from shipsense.table import TableSense
 
+TYPE_CHECKING = False  # MicroPython has no typing module: the checker's declarations only
+
 
 class Detector:
     """The online detector for one ship (see the module docstring for the API)."""
 
-    def __init__(self, rate_hz=80, n_zones=10, table="none", items=None):
+    def __init__(
+        self,
+        rate_hz: "int | float" = 80,
+        n_zones: int = 10,
+        table: str = "none",
+        items: "dict | None" = None,
+    ) -> None:
         if isinstance(rate_hz, bool) or not isinstance(rate_hz, (int, float)):
             raise ValueError("rate_hz must be a number")
         if not 1 <= rate_hz <= 2000:
@@ -100,7 +108,7 @@ class Detector:
         self.rate_hz = rate_hz
         self.n_zones = n_zones
         self.table = table
-        self.items = None
+        self.items: dict[str, float] | None = None
         self.cargo = Cargo(n_zones)
         # Below this (grams from the old level) no piece is where the load was: half the
         # lightest piece with items (noise, sway and drift stay below it), else the smallest
@@ -110,9 +118,17 @@ class Detector:
         if items is not None:
             self.set_items(items)
         tuning.windows(self)  # every window as a sample count at this rate (detector_tuning)
+        # the windows this module reads, declared for the checker only (declarations that
+        # run, here or in the class body, cost MicroPython heap when frozen)
+        if TYPE_CHECKING:
+            self.history_n: int
+            self.zone_history_n: int
+            self.fast_n: int
+            self.warmup_n: int
+            self.recent_fall_n: int
 
         h = self.history_n
-        self.t_ring = [0] * h  # sample times as given (ints on the ESP32)
+        self.t_ring: list[int | float] = [0] * h  # sample times as given (ints on the ESP32)
         self.total_ring = array("f", [0.0] * h)  # filtered total grams
         self.fast_ring = array("f", [0.0] * h)  # its FAST_MS moving mean
         zn = self.zone_history_n
@@ -126,7 +142,7 @@ class Detector:
         self.area_open = True
         self.sway_change = [0.0] * n_zones
         self.k = -1  # index of the current sample
-        self.last_t = None
+        self.last_t: int | float | None = None
         self.var_total = n_zones * tuning.SIGMA_START_G * tuning.SIGMA_START_G
         self.prev_total1 = 0.0
         self.prev_total2 = 0.0
@@ -148,16 +164,16 @@ class Detector:
         self.pending_until_k = 0
         self.pending_mat = False
         commit.reset_episode(self, 0)
-        self.table_sense = None
+        self.table_sense: TableSense | None = None
         if table != "none":
 
-            def ns(ms):
+            def ns(ms: float) -> int:
                 return tuning.samples(rate_hz, ms)
 
             self.table_sense = TableSense(ns, table in ("mat", "both"), table in ("piezo", "both"))
 
     # --- public helpers ----------------------------------------------------------------
-    def set_items(self, items):
+    def set_items(self, items: "dict | None") -> None:
         """Use calibrated item weights ({name: grams}) from now on; None forgets them."""
         if items is None:
             self.items = None
@@ -168,16 +184,22 @@ class Detector:
         lightest = min(self.items[name] for name in self.items)
         self.floor_g = 0.5 * lightest if 0.5 * lightest > tuning.PLACE_MIN_G else tuning.PLACE_MIN_G
 
-    def zone_grams(self):
+    def zone_grams(self) -> "list[float]":
         """The settled grams per zone (what rests on each zone, as far as is known)."""
         return list(self.ref)
 
-    def sigma_total(self):
+    def sigma_total(self) -> float:
         """The measured noise (g, one sigma) of one sample of the summed zones."""
         return sqrt(self.var_total)
 
     # --- the sample loop -----------------------------------------------------------------
-    def feed(self, t_ms, zones_g, table_g=None, impact=None):
+    def feed(
+        self,
+        t_ms: "int | float",
+        zones_g: "list[float]",
+        table_g: "float | None" = None,
+        impact: "int | None" = None,
+    ) -> "list[dict]":
         """Take one sample; return the list of events it decided (usually empty)."""
         n = self.n_zones
         if len(zones_g) != n:
@@ -193,7 +215,7 @@ class Detector:
         if self.last_t is not None and not t_ms > self.last_t:
             raise ValueError(f"t_ms {t_ms!r} is not after the previous sample's {self.last_t!r}")
         self.last_t = t_ms
-        events = []
+        events: list[dict] = []
         self.k += 1
         k = self.k
         h = self.history_n
@@ -258,7 +280,7 @@ class Detector:
                 events.extend(more)
         return events
 
-    def _fall_context(self):
+    def _fall_context(self) -> int:
         """2 while a piece may be in the air, 1 soon after a fall, else 0 (for the table)."""
         if self.state == LEAVING:
             return 2

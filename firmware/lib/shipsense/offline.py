@@ -50,8 +50,7 @@ def detect_trace(
             rate_hz = 2000
         elif rate_hz < 1:
             rate_hz = 1
-    # detector.py is not annotated yet: its rate_hz reads as an int from its default
-    detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)  # pyright: ignore[reportArgumentType]
+    detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)
     count = 0
     for row in (first, second):
         if row is not None:
