@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from xml.etree import ElementTree
 
 import schemdraw
 import schemdraw.elements as elm
 
 from . import parts
 from .circuit import ZONES, Ship
+
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 
 PIN_SPACING = 0.6
 LEAD = 0.6
@@ -271,6 +274,9 @@ def _label_margin(ship: Ship, ref: str) -> float:
 def render_svg(ship: Ship) -> str:
     """The sheet as SVG text, with searchable <text> labels (not glyph paths)."""
     schemdraw.svgconfig.text = "text"  # would default to paths if ziamath were installed
+    # ElementTree's prefixes are global: qrcode's SVG images register "svg", after which every
+    # tag would come out as <svg:g> (a QR code made earlier in the process changed the file).
+    ElementTree.register_namespace("", SVG_NAMESPACE)
     return draw_sheet(ship, "svg").get_imagedata("svg").decode("utf-8")
 
 

@@ -73,6 +73,20 @@ def test_committed_artefacts_match_a_fresh_generation(ship):
     assert (SCHEMATICS / "ship.png").stat().st_size > 10_000
 
 
+def test_a_qr_code_made_earlier_in_the_process_does_not_change_the_drawing(ship):
+    # qrcode's SVG images register ElementTree's "svg" prefix for the whole process (the seat
+    # pages make them); the drawing came out as <svg:svg> after one in the same test worker.
+    import qrcode
+    import qrcode.image.svg
+
+    qrcode.make(
+        "http://bosun.local/seat/x", image_factory=qrcode.image.svg.SvgPathImage
+    ).to_string()
+    fresh = build.text_artefacts(ship, run_erc(ship))
+    (svg,) = [text for path, text in fresh.items() if path.suffix == ".svg"]
+    assert svg.startswith("<svg ") and "<svg:" not in svg
+
+
 def _first_difference(path: Path, text: str) -> str:
     """Where a fresh artefact first differs from the committed one; the fresh one is kept."""
     kept = Path("test-artifacts") / "schematics" / path.name
