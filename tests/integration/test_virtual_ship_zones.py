@@ -41,9 +41,14 @@ def test_rr13_a_piece_knocked_onto_a_lower_zone_moves_there_and_rr13a_falls_from
     game_id = snapshot["game_id"]
     log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
     assert '{"type":"shift","item":"boat","from":9,"to":7}' in log.text
+
     # the boat now falls from zone 7: named by that zone (ann's, in her window or just after)
-    at_ms = service.call(lambda: max(ship.busy_until_ms, ship.now_ms))
-    service.call(lambda: ship.fall([p.id for p in ship.aboard()], "landed", at_ms=at_ms))
+    def knock_it_off() -> None:  # "now" read on the loop, where the ship's time moves
+        ship.fall(
+            [p.id for p in ship.aboard()], "landed", at_ms=max(ship.busy_until_ms, ship.now_ms)
+        )
+
+    service.call(knock_it_off)
     snapshot = service.wait_for("demo-1", lambda s: s["state"]["ship"]["7"] == [])
     log = service.http.get(f"/api/games/{game_id}/log.jsonl", params={"key": service.key})
     assert '"fallen":[{"item":"boat","zone":7}]' in log.text
