@@ -59,11 +59,14 @@ def play_round_one(service, ship) -> dict[str, str]:
 
 def test_a_running_game_is_listed_with_its_turns_and_sensor_moments(service, ship):
     play_round_one(service, ship)
-    games = service.http.get("/api/games").json()
-    assert len(games) == 1
+    # the store is written in batches, a few ms behind the live view the round was played on
+    games = until(
+        lambda: service.http.get("/api/games").json(),
+        lambda games: len(games) == 1 and (games[0]["rounds"], games[0]["turns"]) == (2, 3),
+    )
     game = games[0]
     assert (game["table"], game["players"], game["running"]) == ("t1", PLAYERS, True)
-    assert (game["rounds"], game["falls"], game["turns"]) == (2, 0, 3)
+    assert game["falls"] == 0
     detail = service.http.get(f"/api/games/{game['game_id']}").json()
     turns = [(t["player"], t["zone"], [x["item"] for x in t["loads"]]) for t in detail["turns"]]
     assert turns == [("ann", 9, ["barrel"]), ("bob", 5, ["rat"]), ("cy", 3, ["boat"])]
@@ -184,9 +187,11 @@ def test_pages_render_and_the_operator_parts_need_the_key(service):
 
 def test_statistics_come_from_the_store(service, ship):
     play_round_one(service, ship)
-    stats = service.http.get("/api/stats").json()
+    # the store is written in batches, a few ms behind the live view the round was played on
+    stats = until(
+        lambda: service.http.get("/api/stats").json(), lambda s: s["turn_time"]["turns"] == 3
+    )
     assert stats["games"] == 1 and stats["finished"] == 0  # nobody has won yet
-    assert stats["turn_time"]["turns"] == 3
     assert [row["zone"] for row in stats["falls_by_zone"]] == list(range(1, 11))
 
 
