@@ -14,8 +14,9 @@ from alembic.migration import MigrationContext
 from support.old_logs import OLD_LATE_FALL, replayed
 
 from bosun.store import InvalidEntry, Store, StoreError, database_url
+from bosun.store.engines import sqlite_engine as _sqlite_engine
 from bosun.store.models import metadata
-from bosun.store.store import MIGRATIONS, _sqlite_engine
+from bosun.store.store import MIGRATIONS
 
 HEAD = "0003"
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob"], "captain": "ann"}

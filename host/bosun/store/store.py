@@ -8,10 +8,7 @@ with synchronous=NORMAL may lose the last commits on power loss).
 
 from __future__ import annotations
 
-import functools
 import hmac
-import json
-import re
 import secrets
 import sqlite3
 import threading
@@ -29,8 +26,9 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from bosun.games import Rejected, game_named
-from bosun.store import sqlite_file, traces
-from bosun.store.models import entries, game_ends, games, trace_chunks
+from bosun.store import arguments, sqlite_file
+from bosun.store.engines import database_url, reason, shown, sqlite_engine
+from bosun.store.models import entries, game_ends, games
 from bosun.store.models import seats as seat_table
 from bosun.store.records import (
     Entry,
@@ -40,66 +38,11 @@ from bosun.store.records import (
     StoreError,
     UnknownGame,
 )
+from bosun.store.trace_log import TraceLog
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # alembic keeps the migration under way in module globals: one migration at a time a process
 _MIGRATING = threading.Lock()
-SQLITE_BUSY_TIMEOUT_S = 10
-MAX_ID_CHARS = 64
-MAX_TOKEN_CHARS = 256
-MAX_REASON_CHARS = 500
-MAX_PAYLOAD_CHARS = 65536
-MAX_AT_MS = 253402300799999  # 9999-12-31: a wall clock beyond this is a bug
-KIND_PATTERN = re.compile(r"^[a-z][a-z_]{0,31}$")
-_json_dumps = functools.partial(
-    json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-)
-
-
-# ---------------------------------------------------------------- validation of arguments
-
-
-def _text(value: object, what: str, max_chars: int = MAX_ID_CHARS) -> str:
-    if not isinstance(value, str):
-        raise InvalidEntry(f"{what} must be text, not {type(value).__name__}")
-    if not value or len(value) > max_chars:
-        raise InvalidEntry(f"{what} must be 1 to {max_chars} characters, not {len(value)}")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise InvalidEntry(f"{what} {value[:40]!r} contains control characters")
-    return value
-
-
-def _whole(value: object, what: str, low: int = 0, high: int = 2**63 - 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidEntry(f"{what} must be a whole number, not {value!r}"[:200])
-    if not low <= value <= high:
-        raise InvalidEntry(f"{what} {value} is out of range ({low}..{high})")
-    return value
-
-
-def _at_ms(value: object) -> int:
-    return _whole(value, "at_ms", 0, MAX_AT_MS)
-
-
-def _payload(value: object, what: str = "payload") -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidEntry(f"{what} must be a JSON object, not {type(value).__name__}")
-    try:
-        text = _json_dumps(value)
-    except (TypeError, ValueError, RecursionError) as err:
-        raise InvalidEntry(f"{what} is not valid JSON: {err}") from None
-    if len(text) > MAX_PAYLOAD_CHARS:
-        raise InvalidEntry(f"{what} is {len(text)} characters as JSON; at most {MAX_PAYLOAD_CHARS}")
-    return json.loads(text)  # a plain copy: later changes by the caller cannot reach the log
-
-
-def _names(value: object, what: str) -> list[str]:
-    if not isinstance(value, list | tuple):
-        raise InvalidEntry(f"{what} must be a list of names, not {type(value).__name__}")
-    names = [_text(name, f"{what}[{i}]") for i, name in enumerate(value)]
-    if len(set(names)) != len(names):
-        raise InvalidEntry(f"{what} names someone twice: {names}")
-    return names
 
 
 def new_game_id(at_ms: int) -> str:
@@ -124,84 +67,16 @@ def effective_actions(rows: Iterable[tuple[int, str, Any]]) -> list[tuple[int, A
     return stack
 
 
-# ---------------------------------------------------------------- URLs and engines
-
-
-def database_url(url: str) -> sa.URL:
-    """The SQLAlchemy URL for a bosun database URL (or a bare SQLite file path)."""
-    if not isinstance(url, str) or not url.strip():
-        raise InvalidEntry("the database URL is empty")
-    if "://" not in url:
-        return sa.URL.create("sqlite+pysqlite", database=url)
-    try:
-        parsed = sa.make_url(url)
-    except sa.exc.ArgumentError:
-        raise InvalidEntry(f"{url!r} is not a database URL") from None
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        if parsed.database in (None, "", ":memory:") or parsed.database.startswith("file:"):
-            raise InvalidEntry("the store needs a SQLite file (sqlite:///path/to/bosun.db)")
-        return parsed.set(drivername="sqlite+pysqlite")
-    if backend in ("postgresql", "postgres"):
-        return parsed.set(drivername="postgresql+psycopg")
-    raise InvalidEntry(
-        f"bosun stores in SQLite (sqlite:///bosun.db) or PostgreSQL (postgresql://...), "
-        f"not {backend!r}"
-    )
-
-
-def _shown(written: str, url: sa.URL) -> str:
-    """The URL as the user wrote it (a bare path stays a path), password hidden."""
-    if "://" not in written:
-        return written
-    return url.set(drivername=sa.make_url(written).drivername).render_as_string(hide_password=True)
-
-
-def _reason(err: BaseException) -> str:
-    """The database's own words, first line only (no SQL, no parameters)."""
-    orig = getattr(err, "orig", None) or err
-    text = str(orig).strip().splitlines()
-    return text[0] if text else type(orig).__name__
-
-
-def _sqlite_engine(url: sa.URL) -> sa.Engine:
-    engine = sa.create_engine(
-        url,
-        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
-        json_serializer=_json_dumps,
-    )
-
-    @sa.event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        # Let SQLAlchemy's "begin" below issue BEGIN, so writers can take the lock up front.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable against a crash, fast
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
-        cursor.close()
-
-    @sa.event.listens_for(engine, "begin")
-    def _on_begin(connection: sa.Connection) -> None:
-        # A writer that reads first (undo, start_game) must hold the lock from the start, or
-        # a WAL snapshot taken before another writer's commit makes its write fail.
-        immediate = connection.get_execution_options().get("bosun_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-    return engine
-
-
 def _build_sqlite_store(path: str) -> None:
     """Migrate a new, empty SQLite file at `path` and fold its WAL into it (for
     sqlite_file.check, which links it in under its real name)."""
-    engine = _sqlite_engine(database_url(path))
+    engine = sqlite_engine(database_url(path))
     try:
         Store(engine, path)._migrate()
         with engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     except (sa.exc.SQLAlchemyError, sqlite3.Error) as err:
-        raise StoreError(f"cannot create the store: {_reason(err)}") from err
+        raise StoreError(f"cannot create the store: {reason(err)}") from err
     finally:
         engine.dispose()
 
@@ -209,7 +84,7 @@ def _build_sqlite_store(path: str) -> None:
 # ---------------------------------------------------------------- the store
 
 
-class Store:
+class Store(TraceLog):
     """The append-only log of every table; see the package docstring for the interface."""
 
     def __init__(self, engine: sa.Engine, url: str) -> None:
@@ -227,10 +102,12 @@ class Store:
         sa_url = database_url(url)
         if sa_url.get_backend_name() == "sqlite":
             sqlite_file.check(Path(sa_url.database), create, build=_build_sqlite_store)
-            engine = _sqlite_engine(sa_url)
+            engine = sqlite_engine(sa_url)
         else:
-            engine = sa.create_engine(sa_url, json_serializer=_json_dumps, pool_pre_ping=True)
-        store = cls(engine, _shown(url, sa_url))
+            engine = sa.create_engine(
+                sa_url, json_serializer=arguments.json_dumps, pool_pre_ping=True
+            )
+        store = cls(engine, shown(url, sa_url))
         try:
             store._migrate()
         except StoreError as err:
@@ -240,7 +117,7 @@ class Store:
             raise
         except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as err:
             engine.dispose()
-            raise StoreError(f"cannot open {store.url}: {_reason(err)}") from err
+            raise StoreError(f"cannot open {store.url}: {reason(err)}") from err
         return store
 
     def _migrate(self) -> None:
@@ -284,7 +161,7 @@ class Store:
         except sa.exc.IntegrityError:
             raise
         except sa.exc.DBAPIError as err:
-            raise StoreError(f"{self.url}: {_reason(err)}") from err
+            raise StoreError(f"{self.url}: {reason(err)}") from err
 
     @contextmanager
     def _read(self) -> Iterator[sa.Connection]:
@@ -292,7 +169,7 @@ class Store:
             with self._engine.connect() as conn:
                 yield conn
         except sa.exc.DBAPIError as err:
-            raise StoreError(f"{self.url}: {_reason(err)}") from err
+            raise StoreError(f"{self.url}: {reason(err)}") from err
 
     # -- the log
 
@@ -306,23 +183,23 @@ class Store:
         boot: object = None,
         seq: object = None,
     ) -> dict[str, Any]:
-        table_id = _text(table_id, "table_id")
-        if not isinstance(kind, str) or not KIND_PATTERN.match(kind):
+        table_id = arguments.text(table_id, "table_id")
+        if not isinstance(kind, str) or not arguments.KIND_PATTERN.match(kind):
             raise InvalidEntry(f"kind must be a lower-case word like 'ship_event', not {kind!r}")
         if boot is not None:
-            boot = _text(boot, "boot")
+            boot = arguments.text(boot, "boot")
         if seq is not None:
-            seq = _whole(seq, "seq")
+            seq = arguments.whole(seq, "seq")
             if boot is None:
                 raise InvalidEntry("seq is counted per boot: a seq needs its boot")
         return {
             "table_id": table_id,
-            "game_id": None if game_id is None else _text(game_id, "game_id"),
+            "game_id": None if game_id is None else arguments.text(game_id, "game_id"),
             "kind": kind,
-            "payload": _payload(payload),
+            "payload": arguments.payload(payload),
             "boot": boot,
             "seq": seq,
-            "at_ms": _at_ms(at_ms),
+            "at_ms": arguments.at_ms(at_ms),
         }
 
     def _insert(self, conn: sa.Connection, row: dict[str, Any]) -> int | None:
@@ -386,7 +263,7 @@ class Store:
         if games_named:
             named = ", ".join(f"{game!r} on table {table!r}" for game, table in games_named)
             return UnknownGame(f"no such game: {named} (nothing was written)")
-        return StoreError(f"{self.url}: {_reason(err)} (nothing was written)")
+        return StoreError(f"{self.url}: {reason(err)} (nothing was written)")
 
     def entries(
         self,
@@ -400,25 +277,26 @@ class Store:
         """A table's entries in log order, after `after_id`, optionally of a game or kinds."""
         query = (
             sa.select(entries)
-            .where(entries.c.table_id == _text(table_id, "table_id"))
-            .where(entries.c.id > _whole(after_id, "after_id"))
+            .where(entries.c.table_id == arguments.text(table_id, "table_id"))
+            .where(entries.c.id > arguments.whole(after_id, "after_id"))
             .order_by(entries.c.id)
         )
         if game_id is not None:
-            query = query.where(entries.c.game_id == _text(game_id, "game_id"))
+            query = query.where(entries.c.game_id == arguments.text(game_id, "game_id"))
         if kinds is not None:
             if isinstance(kinds, str):
                 raise InvalidEntry("kinds must be a list of kinds, not one text")
-            query = query.where(entries.c.kind.in_([_text(k, "kind") for k in kinds]))
+            query = query.where(entries.c.kind.in_([arguments.text(k, "kind") for k in kinds]))
         if limit is not None:
-            query = query.limit(_whole(limit, "limit", 1))
+            query = query.limit(arguments.whole(limit, "limit", 1))
         with self._read() as conn:
             return [Entry(**row._mapping) for row in conn.execute(query)]
 
     def last_seq(self, table_id: str, boot: str) -> int | None:
         """The highest stored seq of a ship boot (to ask for a resend of a gap), or None."""
         query = sa.select(sa.func.max(entries.c.seq)).where(
-            entries.c.table_id == _text(table_id, "table_id"), entries.c.boot == _text(boot, "boot")
+            entries.c.table_id == arguments.text(table_id, "table_id"),
+            entries.c.boot == arguments.text(boot, "boot"),
         )
         with self._read() as conn:
             return conn.execute(query).scalar()
@@ -439,13 +317,13 @@ class Store:
         `seats` maps each player to their secret token (None: fresh random tokens, see
         `seat_tokens`). A table runs one game at a time: finish the last one first.
         """
-        table_id = _text(table_id, "table_id")
+        table_id = arguments.text(table_id, "table_id")
         try:
             engine = game_named(game)
         except Rejected as err:
             raise InvalidEntry(str(err)) from None
-        players = _names(players, "players")
-        setup = _payload(setup_action, "setup_action")
+        players = arguments.names(players, "players")
+        setup = arguments.payload(setup_action, "setup_action")
         if setup.get("type") != "setup" or setup.get("game") != game:
             raise InvalidEntry(f"setup_action must be a setup of {game!r}: {setup}"[:300])
         if "players" in setup and setup["players"] != players:
@@ -455,7 +333,7 @@ class Store:
         except Rejected as err:
             raise InvalidEntry(f"setup_action is rejected by the rules: {err}") from None
         tokens = self._seat_tokens_for(players, seats)
-        at_ms = _at_ms(at_ms)
+        at_ms = arguments.at_ms(at_ms)
         game_id = new_game_id(at_ms)
         try:
             with self._write() as conn:
@@ -500,7 +378,7 @@ class Store:
                     },
                 )
         except sa.exc.IntegrityError as err:
-            raise StoreError(f"{self.url}: {_reason(err)} (nothing was written)") from None
+            raise StoreError(f"{self.url}: {reason(err)} (nothing was written)") from None
         return game_id
 
     @staticmethod
@@ -511,7 +389,10 @@ class Store:
             raise InvalidEntry(f"seats must map player to token, not {type(given).__name__}")
         if set(given) != set(players):
             raise InvalidEntry(f"seats must give a token to each of {players} and no one else")
-        tokens = {p: _text(given[p], f"seat token of {p}", MAX_TOKEN_CHARS) for p in players}
+        tokens = {
+            p: arguments.text(given[p], f"seat token of {p}", arguments.MAX_TOKEN_CHARS)
+            for p in players
+        }
         if len(set(tokens.values())) != len(tokens):
             raise InvalidEntry("two seats share a token: each seat needs its own secret")
         return tokens
@@ -519,11 +400,11 @@ class Store:
     def finish_game(self, game_id: str, winners: Sequence[str], at_ms: int) -> None:
         """Record the end (winners [] = abandoned); appends a "finish" entry too. Once only."""
         row = self.game(game_id)
-        winners = _names(winners, "winners")
+        winners = arguments.names(winners, "winners")
         strangers = [w for w in winners if w not in row.players]
         if strangers:
             raise InvalidEntry(f"winners {strangers} do not play game {game_id}")
-        at_ms = _at_ms(at_ms)
+        at_ms = arguments.at_ms(at_ms)
         try:
             with self._write() as conn:
                 conn.execute(
@@ -586,7 +467,7 @@ class Store:
         """Games in the order they started, of one table and/or running or finished only."""
         query = self._games_query()
         if table_id is not None:
-            query = query.where(games.c.table_id == _text(table_id, "table_id"))
+            query = query.where(games.c.table_id == arguments.text(table_id, "table_id"))
         if running is True:
             query = query.where(game_ends.c.game_id.is_(None))
         elif running is False:
@@ -602,7 +483,7 @@ class Store:
         """The table's most recently started game, or None."""
         query = (
             self._games_query()
-            .where(games.c.table_id == _text(table_id, "table_id"))
+            .where(games.c.table_id == arguments.text(table_id, "table_id"))
             .order_by(None)
             .order_by(games.c.number.desc())
             .limit(1)
@@ -657,9 +538,9 @@ class Store:
         Its payload: `{"undoes": entry id, "action": the undone action, "reason", "by"}`.
         Undoing again undoes the action before. A finished game cannot be undone.
         """
-        reason = _text(reason, "reason", MAX_REASON_CHARS)
-        by = _text(by, "by")
-        at_ms = _at_ms(at_ms)
+        reason = arguments.text(reason, "reason", arguments.MAX_REASON_CHARS)
+        by = arguments.text(by, "by")
+        at_ms = arguments.at_ms(at_ms)
         row = self.game(game_id)
         with self._write() as conn:
             if self.dialect == "postgresql":
@@ -697,144 +578,3 @@ class Store:
             return [
                 payload for _id, payload in effective_actions(self._game_log_rows(conn, game_id))
             ]
-
-    # -- raw sensor traces
-
-    def trace_chunk(
-        self, table_id: object, boot: object, rows: object, at_ms: object
-    ) -> dict | None:
-        """One batch of raw samples checked and packed for `append_trace_chunks` (None when
-        it holds no rows); InvalidEntry names what is wrong with it. Nothing is written."""
-        table_id = _text(table_id, "table_id")
-        boot = _text(boot, "boot")
-        at_ms = _at_ms(at_ms)
-        samples, first_t_ms, last_t_ms = traces.pack_rows(rows)
-        if not samples:
-            return None
-        return {
-            "table_id": table_id,
-            "boot": boot,
-            "first_t_ms": first_t_ms,
-            "last_t_ms": last_t_ms,
-            "row_count": len(rows),
-            "samples": samples,
-            "at_ms": at_ms,
-        }
-
-    def append_trace(
-        self, table_id: str, boot: str, rows: Sequence[Sequence[float | None]], at_ms: int
-    ) -> int:
-        """Store a batch of raw samples `[t_ms, z1..z10, table_g, impact]`; rows stored."""
-        return self.append_traces(
-            [{"table_id": table_id, "boot": boot, "rows": rows, "at_ms": at_ms}]
-        )
-
-    def append_traces(self, batches: Sequence[Mapping[str, Any]]) -> int:
-        """Store many batches (`append_trace`'s arguments as dicts) in one transaction.
-
-        At 80 SPS on many tables, flush every few hundred ms with this, not a commit a batch.
-        """
-        if not isinstance(batches, list | tuple):
-            raise InvalidEntry(f"append_traces needs a list, not {type(batches).__name__}")
-        chunk_rows = []
-        for index, batch in enumerate(batches):
-            if not isinstance(batch, Mapping):
-                raise InvalidEntry(
-                    f"trace batch {index} must be a dict of append_trace's arguments"
-                )
-            try:
-                chunk = self.trace_chunk(
-                    batch.get("table_id"), batch.get("boot"), batch.get("rows"), batch.get("at_ms")
-                )
-            except InvalidEntry as err:
-                raise InvalidEntry(f"trace batch {index}: {err}") from None
-            if chunk is not None:
-                chunk_rows.append(chunk)
-        return self.append_trace_chunks(chunk_rows)
-
-    def append_trace_chunks(self, chunks: Sequence[dict]) -> int:
-        """Store chunks made by `trace_chunk` in one transaction; rows stored."""
-        if not chunks:
-            return 0
-        with self._write() as conn:
-            conn.execute(trace_chunks.insert(), list(chunks))
-        return sum(chunk["row_count"] for chunk in chunks)
-
-    def trace(
-        self, table_id: str, from_t_ms: float, to_t_ms: float, boot: str | None = None
-    ) -> list[list[float | None]]:
-        """Samples with from_t_ms <= t_ms <= to_t_ms (ship clock), in arrival order.
-
-        Grams come back rounded to 0.1 mg (storage is float32; see bosun.store.traces).
-
-        t_ms restarts with each boot: name the `boot` unless the window is within one.
-        """
-        low = traces._number(from_t_ms, "from_t_ms")
-        high = traces._number(to_t_ms, "to_t_ms")
-        query = (
-            sa.select(trace_chunks.c.samples)
-            .where(
-                trace_chunks.c.table_id == _text(table_id, "table_id"),
-                trace_chunks.c.last_t_ms >= low,
-                trace_chunks.c.first_t_ms <= high,
-            )
-            .order_by(trace_chunks.c.id)
-        )
-        if boot is not None:
-            query = query.where(trace_chunks.c.boot == _text(boot, "boot"))
-        with self._read() as conn:
-            chunks = conn.execute(query).scalars().all()
-        return [
-            traces.rounded(row)
-            for samples in chunks
-            for row in traces.unpack_rows(samples)
-            if low <= row[0] <= high
-        ]
-
-    def last_trace(self, table_id: str) -> tuple[str, float] | None:
-        """(boot, t_ms) of the newest stored sample of a table, or None: where plots start."""
-        query = (
-            sa.select(trace_chunks.c.boot, trace_chunks.c.last_t_ms)
-            .where(trace_chunks.c.table_id == _text(table_id, "table_id"))
-            .order_by(trace_chunks.c.id.desc())
-            .limit(1)
-        )
-        with self._read() as conn:
-            row = conn.execute(query).first()
-        return None if row is None else (row.boot, row.last_t_ms)
-
-    def trace_csv(self, table_id: str, game_id: str) -> str:
-        """The samples received while the game ran, as DESIGN.md's trace CSV.
-
-        The ship's clock restarts when it reboots; later boots are shifted to go on after
-        the last sample (by the wall-clock gap between batches), so t_ms always increases.
-        """
-        row = self.game(game_id)
-        if row.table_id != table_id:
-            raise UnknownGame(f"game {game_id} is on table {row.table_id!r}, not {table_id!r}")
-        query = (
-            sa.select(trace_chunks.c.boot, trace_chunks.c.samples, trace_chunks.c.at_ms)
-            .where(
-                trace_chunks.c.table_id == row.table_id,
-                trace_chunks.c.at_ms >= row.started_at_ms,
-            )
-            .order_by(trace_chunks.c.id)
-        )
-        if row.ended_at_ms is not None:
-            query = query.where(trace_chunks.c.at_ms <= row.ended_at_ms)
-        samples_out: list[list] = []
-        offset_ms = 0.0
-        boot = last_at_ms = None
-        with self._read() as conn:
-            for chunk in conn.execute(query):
-                rows = traces.unpack_rows(chunk.samples)
-                if boot is not None and chunk.boot != boot and samples_out:
-                    gap_ms = max(1.0, float(chunk.at_ms - last_at_ms))
-                    offset_ms = samples_out[-1][0] + gap_ms - rows[0][0]
-                boot, last_at_ms = chunk.boot, chunk.at_ms
-                for sample in rows:
-                    sample[0] += offset_ms
-                    if samples_out and not sample[0] > samples_out[-1][0]:
-                        continue  # a batch resent or overlapping: keep time increasing
-                    samples_out.append(sample)
-        return "\n".join(traces.csv_lines(samples_out)) + "\n"
