@@ -16,6 +16,7 @@ from typing import NamedTuple
 from bosun.sim.params import ShipParams
 from bosun.sim.pieces import Piece, calibrated_item_grams, make_pieces
 from bosun.sim.sensors import CHANNELS, LoadCellBank, Piezo
+from bosun.sim.shifts import LAND_MS, ShipShifts
 from bosun.sim.signals import DampedSine, Pulse, Ramp, Sway
 from bosun.sim.truth import (
     Collect,
@@ -23,16 +24,12 @@ from bosun.sim.truth import (
     FallingPiece,
     Knock,
     Placement,
-    Shift,
     Touch,
     TruthRecord,
 )
 from shipsense.geometry import (
-    BELOW,
-    HULL_ZONES,
     MAT_CHANNEL,
     NEIGHBOURS,
-    YARD_ZONES,
     ZONE_HEIGHT_M,
     ZONE_LEVER,
     ZONES,
@@ -43,7 +40,6 @@ from shipsense.geometry import (
 OUTCOMES = ("landed", "caught", "bounced")
 TOP_YARD_HEIGHT_M = ZONE_HEIGHT_M[10]
 EVAL_STEP_US = 12_500  # forces are evaluated every 12.5 ms within a conversion period
-LAND_MS = 8.0  # a landed piece's weight comes on within this time
 
 
 class Sample(NamedTuple):
@@ -55,7 +51,7 @@ class Sample(NamedTuple):
     impact: int | None
 
 
-class VirtualShip:
+class VirtualShip(ShipShifts):
     """A Riff Raff ship on the table, with its sensors; deterministic for a seed.
 
     `VirtualShip(ShipParams.draw("normal", seed, rate_sps=80, table="both"), seed)`.
@@ -327,100 +323,6 @@ class VirtualShip:
                 )
             )
         return self._record(Fall(pieces=falling, done_us=done))
-
-    def shift(
-        self, piece: Piece | str, to_zone: int | None = None, at_ms: float | None = None
-    ) -> Shift:
-        """A piece is knocked off a yard and lands on a lower zone (default: one drawn)."""
-        (moved,) = self._resolve_pieces([piece])
-        from_zone = moved.zone
-        if from_zone not in YARD_ZONES:
-            raise ValueError(
-                f"only pieces on a yard (zones 5-10) can drop onto another zone, "
-                f"{moved.id} is on zone {from_zone}"
-            )
-        if to_zone is None:
-            to_zone = self._rng.choice(BELOW[from_zone])
-        elif check_zone(to_zone) not in BELOW[from_zone]:
-            below = ", ".join(map(str, BELOW[from_zone]))
-            raise ValueError(f"from zone {from_zone} a piece can drop onto {below}, not {to_zone}")
-        t0 = self._start_us(at_ms)
-        self._check_ready([moved], t0)
-        hands, rng = self.params.hands, self._rng
-        leave = t0 + self._draw_us(hands.slide_ms)
-        self._leave_zone(moved, t0, leave)
-        drop_m = ZONE_HEIGHT_M[from_zone] - ZONE_HEIGHT_M[to_zone]
-        land = leave + round(drop_ms(drop_m) * rng.uniform(*hands.fall_slowdown) * 1000)
-        self._add_ramp(to_zone - 1, land, land + round(LAND_MS * 1000), moved.grams)
-        done = self._impact(to_zone - 1, land, moved.grams, drop_m, to_table=False)
-        self._sway.impulse(land, to_zone, 2.0 * moved.grams)  # a hard landing rocks the ship
-        moved.where, moved.zone, moved.ready_us = "aboard", to_zone, done
-        record = Shift(
-            t_us=leave,
-            start_us=t0,
-            land_us=land,
-            from_zone=from_zone,
-            to_zone=to_zone,
-            item=moved.item,
-            piece=moved.id,
-            grams=moved.grams,
-            done_us=done,
-        )
-        return self._record(record)
-
-    def deck_slide(
-        self, piece: Piece | str, to_zone: int | None = None, at_ms: float | None = None
-    ) -> Shift:
-        """A deck piece tips over into a neighbouring quarter: its zone loses part of its
-        weight as it tips (`deck_unload_fraction`), stays part unloaded while it tumbles
-        (`deck_tumble_ms`; all of it when it has a moment in the air), and the piece comes
-        down on the other quarter (default: a neighbouring quarter drawn). A `shift` record."""
-        (moved,) = self._resolve_pieces([piece])
-        from_zone = moved.zone
-        if from_zone not in HULL_ZONES:
-            raise ValueError(f"only deck pieces (zones 1-4) slide, {moved.id} is on {from_zone}")
-        beside = sorted(
-            {b for a, b in NEIGHBOURS if a == from_zone and b in HULL_ZONES}
-            | {a for a, b in NEIGHBOURS if b == from_zone and a in HULL_ZONES}
-        )
-        if to_zone is None:
-            to_zone = self._rng.choice(beside)
-        elif check_zone(to_zone) not in beside:
-            raise ValueError(
-                f"from deck zone {from_zone} a piece can slide onto "
-                f"{', '.join(map(str, beside))}, not {to_zone}"
-            )
-        t0 = self._start_us(at_ms)
-        self._check_ready([moved], t0)
-        hands, rng = self.params.hands, self._rng
-        leave = t0 + self._draw_us(hands.slide_ms)
-        unload = rng.uniform(*hands.deck_unload_fraction)
-        land = leave + self._draw_us(hands.deck_tumble_ms)
-        channel = from_zone - 1
-        self._add_ramp(channel, t0, leave, -unload * moved.grams)
-        if unload < 1.0:  # the rest leaves as the piece rolls onto the other quarter
-            self._add_ramp(channel, land - 5_000, land, -(1.0 - unload) * moved.grams)
-        self._sway.impulse(leave, from_zone, -moved.grams)
-        placement = self._placements.get(moved.id)
-        if placement is not None and placement.left_us is None:
-            placement.left_us = t0
-        self._add_ramp(to_zone - 1, land, land + round(LAND_MS * 1000), moved.grams)
-        drop_m = 0.02 * unload  # it rolls over the edge: a small knock, more if it flew
-        done = self._impact(to_zone - 1, land, moved.grams, drop_m, to_table=False)
-        self._sway.impulse(land, to_zone, moved.grams)
-        moved.where, moved.zone, moved.ready_us = "aboard", to_zone, done
-        record = Shift(
-            t_us=leave,
-            start_us=t0,
-            land_us=land,
-            from_zone=from_zone,
-            to_zone=to_zone,
-            item=moved.item,
-            piece=moved.id,
-            grams=moved.grams,
-            done_us=done,
-        )
-        return self._record(record)
 
     def touch(
         self,
