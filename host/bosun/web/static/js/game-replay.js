@@ -77,15 +77,7 @@ Bosun.gameReplay = function (box, data, colours) {
     box.dataset.turn = String(i + 1);
   }
 
-  box.addEventListener("click", (event) => {
-    const b = event.target.closest("button[data-step]");
-    if (!b) return;
-    const now = parseInt(slider.value, 10) - 1;
-    const to = { first: 0, back: now - 1, on: now + 1, last: turns.length - 1 }[b.dataset.step];
-    show(Math.max(0, Math.min(turns.length - 1, to)));
-  });
-  slider.addEventListener("input", () => show(parseInt(slider.value, 10) - 1));
-  show(turns.length - 1);
+  stepThrough(box, slider, turns.length, show);
   return true;
 };
 
@@ -126,14 +118,20 @@ Bosun.stepsReplay = function (box, steps, boardName, colours) {
     box.dataset.step = String(i + 1);
   }
 
+  stepThrough(box, slider, steps.length, show);
+  return true;
+};
+
+// The first / back / on / last buttons and the slider of a stepper over `count` positions
+// (0-based), showing the last one first.
+function stepThrough(box, slider, count, show) {
   box.addEventListener("click", (event) => {
     const b = event.target.closest("button[data-step]");
     if (!b) return;
     const now = parseInt(slider.value, 10) - 1;
-    const to = { first: 0, back: now - 1, on: now + 1, last: steps.length - 1 }[b.dataset.step];
-    show(Math.max(0, Math.min(steps.length - 1, to)));
+    const to = { first: 0, back: now - 1, on: now + 1, last: count - 1 }[b.dataset.step];
+    show(Math.max(0, Math.min(count - 1, to)));
   });
   slider.addEventListener("input", () => show(parseInt(slider.value, 10) - 1));
-  show(steps.length - 1);
-  return true;
-};
+  show(count - 1);
+}
