@@ -88,14 +88,19 @@ def own_core(pid: int) -> bool:
     The firmware clocks the HX711 with interrupts off and checks each pulse's length: on an
     ESP32 nothing can stretch a pulse then, but on a busy host the scheduler can pause the
     process mid-pulse for milliseconds, which the firmware and the virtual chip rightly read
-    as a power-down (> 60 us). A real-time (FIFO) priority gives the ESP32's guarantee back;
-    the kernel's real-time throttling (95 % of a core) still leaves the host room. Where the
-    priority is not allowed (not root), the process runs as before and False says so.
+    as a power-down (> 60 us). A real-time (FIFO) priority gives the ESP32's guarantee back.
+    Every MicroPython process gets the same one core (the ESP32's application core, as it
+    were): two of them at once wait for each other between pulses instead of taking every
+    core, so the host's own work always keeps the others. Where the priority is not allowed
+    (not root), the process runs as before and False says so.
     """
     try:
         os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(1))
     except (AttributeError, OSError):
         return False
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) > 1:
+        os.sched_setaffinity(pid, {cores[-1]})
     return True
 
 

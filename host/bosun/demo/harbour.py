@@ -15,6 +15,7 @@ that differs from the barrels moved, a flag, an undo or an answer never read is 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,10 @@ TICK_S = 0.02  # real seconds between steps when nothing happens (the ship runs 
 # Ship milliseconds after the barrels of a bot's answer came to rest by which the referee
 # must have answered for it (QUIET_MS and the detector's own delay, with room to spare).
 ANSWER_TIMEOUT_MS = 8000.0
+# ... and real seconds it waits at least: the ship's events reach the referee through the
+# broker in real time, which a busy machine stretches (at speed 10, 8 s of ship time are
+# 0.8 s: one slow hand-over would count as a missed answer).
+ANSWER_FLOOR_S = 3.0
 FLAG_POLL_MS = 2500.0  # how often the bots look at the table for flags to answer
 # People look at the harbour before they decide; the bots give the detector as long to
 # report the last move (its decisions come ~0.3-0.6 s after a barrel came to rest).
@@ -304,17 +309,21 @@ class HarbourPlayers(TableBots):
 
     async def _check_waiting(self) -> bool:
         """A bot moved barrels and waits for the referee to read them; True while it waits.
-        Past ANSWER_TIMEOUT_MS it is a mismatch, and the bot answers on its page instead."""
+        Past ANSWER_TIMEOUT_MS (and ANSWER_FLOOR_S) it is a mismatch, and the bot answers on
+        its page instead."""
         waiting = self._waiting
         if waiting is None:
             return False
         if waiting["truth"] not in self._truths:
             self._waiting = None  # the referee answered (checked in _check_actions)
             return False
-        now = self.ship.now_ms
-        if waiting["since_ms"] is None:
-            waiting["since_ms"] = now  # the barrels are down: the referee's clock starts
-        if now - waiting["since_ms"] < ANSWER_TIMEOUT_MS:
+        now, real = self.ship.now_ms, time.monotonic()
+        if waiting["since_ms"] is None:  # the barrels are down: the referee's clock starts
+            waiting["since_ms"], waiting["since_s"] = now, real
+        if (
+            now - waiting["since_ms"] < ANSWER_TIMEOUT_MS
+            or real - waiting["since_s"] < ANSWER_FLOOR_S
+        ):
             return True
         truth = waiting["truth"]
         self._tally.mismatches.append({"kind": "missed_answer", "truth": truth})

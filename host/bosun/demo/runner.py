@@ -110,6 +110,7 @@ async def add_virtual_table(
             scale=service.clock.scale,
             params=kind.ship(node_seed) if kind.ship is not None else None,
         )
+        service.clock.pace_with(node)  # the referee's time waits for the ship's samples
     config = TableConfig(
         id=table_id,
         game=kit.name,

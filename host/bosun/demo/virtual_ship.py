@@ -163,6 +163,7 @@ class VirtualShipNode:
         self._pending = 0
         self._pending_lock = threading.Lock()
         self._status: bytes | None = None
+        self._started: tuple[float, float] | None = None  # (loop time, ship ms) sampling began
         self._files = tempfile.TemporaryDirectory(prefix=f"bosun-{table_id}-")
         files = Path(self._files.name)
         self.config_path = str(files / "config.json")
@@ -347,13 +348,28 @@ class VirtualShipNode:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         await asyncio.to_thread(self._network.start)
-        while True:
-            self._restart = False
-            start_real, start_ship_ms = loop.time(), self.ship.now_ms
-            while not self._restart:
-                target_ms = start_ship_ms + (loop.time() - start_real) * 1000 * self.scale
-                caught_up = self.advance_to(target_ms, budget_s=BATCH_BUDGET_S)
-                await asyncio.sleep(TICK_S if caught_up else 0)
+        try:
+            while True:
+                self._restart = False
+                self._started = (loop.time(), self.ship.now_ms)
+                while not self._restart:
+                    caught_up = self.advance_to(self._target_ms(), budget_s=BATCH_BUDGET_S)
+                    await asyncio.sleep(TICK_S if caught_up else 0)
+        finally:
+            self._started = None
+
+    def _target_ms(self) -> float:
+        """The ship time the scaled wall clock has reached (where sampling should be)."""
+        assert self._loop is not None and self._started is not None
+        start_real, start_ship_ms = self._started
+        return start_ship_ms + (self._loop.time() - start_real) * 1000 * self.scale
+
+    def behind_ms(self) -> float:
+        """How far the ship's samples are behind the scaled wall clock (the service's clock
+        waits for them: `LoopClock.pace_with`); 0 while it is not sampling."""
+        if self._started is None:
+            return 0.0
+        return max(0.0, self._target_ms() - self.ship.now_ms)
 
     def advance_to(self, t_ms: float, budget_s: float | None = None) -> bool:
         """Run the ship's core on the samples up to ship time `t_ms` and publish what it
