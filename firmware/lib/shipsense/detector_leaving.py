@@ -121,6 +121,11 @@ def step(det, events, k, d, sigma_fast):
     drop = det.base - measure.mean_total(det, k, w)
     # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
     if -d < 0.5 * -leave.deepest or -d < tuning.PLACE_MIN_G:
+        coming = fast[k % h] - fast[(k - det.progress_n) % h]
+        if coming > step_g and coming > tuning.PROGRESS_FRACTION * -leave.deepest:
+            # still coming back: wait until it has, for how much came back tells a piece
+            # landing from a hand loading after it fell (fall.loaded_after_fall)
+            return
         shift.weight_returned(det, events, k)
         return
     if fall.hand_on_fresh_piece(det, drop):
