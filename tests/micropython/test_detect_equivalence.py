@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 from conftest import REPO, require_executable
 
+from bosun.sim.params import HARBOUR_ITEM_GRAMS
+
 sys.path.insert(0, str(REPO / "tests" / "unit"))
 from test_shipsense_signals import ShipSignal  # noqa: E402
 
 TOOL = REPO / "firmware" / "tools" / "detect.py"
+RECORDED = REPO / "tests" / "unit" / "data"  # traces ships recorded
 ITEMS = {"boat": 11.8, "chest": 9.4, "crate": 7.6, "barrel": 6.1, "plank": 5.2, "rat": 2.6}
 # every firmware file this part adds: each must compile for the ESP32
 FIRMWARE_FILES = [
@@ -96,6 +99,30 @@ def test_micropython_and_cpython_print_the_same_events(micropython, session):
     types = [json.loads(line)["type"] for line in ours.stdout.splitlines()]
     for kind in ("place", "leaving", "shift", "fall", "touch", "knock"):
         assert kind in types
+
+
+def test_micropython_and_cpython_agree_on_a_recorded_deck_fall_before_a_load_elsewhere(
+    micropython, tmp_path
+):
+    """The recorded harbour trace of tests/unit/test_shipsense_recorded.py (a barrel lifted
+    off dock 4, another pressed onto dock 2): the ESP32's interpreter also reads a `fall`
+    there, not the `stay` the ship once sent."""
+    trace = RECORDED / "harbour_barrel_lifted_off_dock4_then_one_loaded_onto_dock2.csv"
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps(HARBOUR_ITEM_GRAMS))
+    ours = subprocess.run(
+        [micropython, str(TOOL), str(trace), str(items)], capture_output=True, text=True
+    )
+    assert ours.returncode == 0, ours.stderr
+    host = subprocess.run(
+        [sys.executable, "-m", "bosun.cli", "detect", str(trace), "--items", str(items)],
+        capture_output=True,
+        text=True,
+    )
+    assert host.returncode == 0, host.stderr
+    assert ours.stdout == host.stdout
+    events = [json.loads(line) for line in ours.stdout.splitlines()]
+    assert [e["type"] for e in events if e["t_ms"] >= 207000] == ["leaving", "fall", "place"]
 
 
 @pytest.mark.parametrize(

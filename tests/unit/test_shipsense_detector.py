@@ -204,6 +204,29 @@ def test_rr13_a_deck_piece_tumbling_into_the_next_quarter_is_a_shift_not_a_fall(
     assert shift["grams"] == pytest.approx(7.6, abs=0.6)
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("gap_ms", [180.0, 200.0, 210.0])
+@pytest.mark.parametrize("press_g", [0.0, 12.0])
+def test_rr11_a_deck_piece_lifted_off_then_another_loaded_next_to_it_is_a_fall_and_a_place(
+    seed, gap_ms, press_g
+):
+    """A `leaving` from the deck is followed by a `fall` when the piece left the ship, though
+    a hand sets another piece on the next quarter just as a tumbling piece would land there:
+    more came back than went (no `shift`, no `stay` keeping the lifted piece aboard)."""
+    signal = ShipSignal(seconds=6.0, noise_g=0.1, seed=seed)
+    signal.place(4, 6.1, 800.0)
+    lifted = signal.fall(4, 6.1, 3000.0, outcome="caught")
+    signal.place(3, 7.6, lifted + gap_ms, press_g=press_g)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "shift", "stay") == [], events
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([4], ["barrel"])
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (4, "barrel"),
+        (3, "crate"),
+    ]
+
+
 def test_a_deck_piece_that_only_tipped_partly_off_is_shifted_with_its_whole_weight():
     # it rolls over: half its weight leaves its quarter, then all of it reaches the next one
     signal = ShipSignal(seconds=6.0, noise_g=0.1, table="none")

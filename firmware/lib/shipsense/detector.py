@@ -42,7 +42,8 @@ signal: sway only moves load between zones. Noise is measured at rest and sets t
 thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum starts a
 `leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
 height of its zone, or a `shift` if the weight came back in time for that (weight coming
-back later is a hand loading the ship after the piece fell); a deck quarter's clock is the
+back later, or more of it than went, is a hand loading the ship after the piece fell, even
+when its rise was first taken for the piece coming back); a deck quarter's clock is the
 time a piece tumbling into the next quarter needs, cut short when the mat already holds what
 the ship lost. A rise that vanished, with a mat fitted, waits for the mat: a piece landed on
 it is a piece that toppled off as it was let go (a `place` and a `fall`), else a `touch`. A

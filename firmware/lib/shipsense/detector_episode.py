@@ -117,6 +117,6 @@ def step(det, events, k, d, sigma_fast):
     if loading.check_leaving(det, events, k, d, leave_level):
         return
     if det.state == records.RETURNED:
-        shift.step(det, events, k)
+        shift.step(det, events, k, d)
         return
     loading.step(det, events, k, d, sigma_fast)

@@ -60,6 +60,37 @@ def unweigh_hand(det, events, k, drop):
         det.table_sense.settle_hit(False, now)
 
 
+def loaded_after_fall(det, leave, k, d):
+    """True if what is back `d` grams from the base at `k` is no piece landing but a hand
+    loading the ship after the piece that left as `leave` fell: more than went is back and a
+    piece leaving the deck has nowhere aboard to land (a slide only moves what went); or, at
+    10 SPS, where the HX711 averages a landing's knock away, half as much again as went."""
+    if k - leave.deepest_k <= det.fall_weigh_n or d <= det.leave_level:
+        return False
+    return det.deck[leave.zones[0]] or (det.short_rest_n and d > -0.5 * leave.deepest)
+
+
+def fall_before_hand(det, events, k):
+    """Decide the fall of `det.leave`, weighed over what was missing before the weight came
+    back (the hand's rise left out); False, deciding nothing, if that was too short to weigh
+    or is no longer in the rings."""
+    leave = det.leave
+    h = det.history_n
+    fast = det.fast_ring
+    if k - leave.deepest_k >= h:
+        return False
+    end_k = k - 1
+    while end_k > leave.deepest_k and fast[end_k % h] - det.base > 0.8 * leave.deepest:
+        end_k -= 1
+    w = end_k - leave.deepest_k + 1
+    if w < det.fall_weigh_n:
+        return False
+    if w > det.place_max_n:
+        w = det.place_max_n
+    decide_fall(det, events, k, det.base - measure.mean_total(det, end_k, w), w, end_k)
+    return True
+
+
 def decide_fall(det, events, k, drop, w, end_k):
     """`drop` grams left the ship (weighed over `w` samples up to `end_k`): a `fall`, or a
     `stay` when lighter than any piece; the zones and the cargo list lose it."""

@@ -88,25 +88,17 @@ def step(det, events, k, d, sigma_fast):
         fall.decide_fall(det, events, k, first, split.w, split.end_k)
         notice(det, events, k, fast[k % h] - det.base, 0.0, split.next_k)
         return
-    if k - leave.deepest_k > det.fall_weigh_n and (
-        (d > det.leave_level and det.deck[leave.zones[0]])
-        or (d > 0.5 * leave.deepest and returned_late(det, leave))
-        or (det.short_rest_n and d > det.leave_level and d > -0.5 * leave.deepest)
-    ):
-        # more than went is back, and a piece leaving the deck has nowhere aboard to land;
-        # or the weight came back after it had stayed away longer than any landing on a
-        # lower zone takes; or (at 10 SPS, where the HX711 averages a landing's knock away)
-        # half as much again as went came back: not the piece returning but a hand loading
-        # the ship after it had gone; what was missing before the hand came is what fell
-        end_k = k - 1
-        while end_k > leave.deepest_k and fast[end_k % h] - det.base > 0.8 * leave.deepest:
-            end_k -= 1
-        w = end_k - leave.deepest_k + 1
-        if w >= det.fall_weigh_n:
-            if w > det.place_max_n:
-                w = det.place_max_n
-            fall.decide_fall(det, events, k, det.base - measure.mean_total(det, end_k, w), w, end_k)
-            return
+    # not the piece returning but a hand loading the ship after it had gone (more than went
+    # came back, see loaded_after_fall; or the weight came back after it had stayed away
+    # longer than any landing on a lower zone takes): what was missing before the hand came
+    # is what fell
+    late = (
+        k - leave.deepest_k > det.fall_weigh_n
+        and d > 0.5 * leave.deepest
+        and returned_late(det, leave)
+    )
+    if (late or fall.loaded_after_fall(det, leave, k, d)) and fall.fall_before_hand(det, events, k):
+        return
     if k - leave.deepest_k < det.fall_weigh_n:
         return
     # a deck piece may be tumbling into the next quarter: its clock is the slide's, unless
@@ -129,6 +121,11 @@ def step(det, events, k, d, sigma_fast):
     drop = det.base - measure.mean_total(det, k, w)
     # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
     if -d < 0.5 * -leave.deepest or -d < tuning.PLACE_MIN_G:
+        coming = fast[k % h] - fast[(k - det.progress_n) % h]
+        if coming > step_g and coming > tuning.PROGRESS_FRACTION * -leave.deepest:
+            # still coming back: wait until it has, for how much came back tells a piece
+            # landing from a hand loading after it fell (fall.loaded_after_fall)
+            return
         shift.weight_returned(det, events, k)
         return
     if fall.hand_on_fresh_piece(det, drop):

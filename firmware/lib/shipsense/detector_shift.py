@@ -1,7 +1,9 @@
 """State RETURNED: weight that left came back in time for a landing; once it settles, a
-`shift` from the zone that lost it to the zone that gained it, or a `stay`."""
+`shift` from the zone that lost it to the zone that gained it, or a `stay`. Unless more than
+went comes back before it settles: then the piece fell and a hand is loading the ship."""
 
 from shipsense import detector_commit as commit
+from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_tuning as tuning
@@ -13,7 +15,7 @@ def weight_returned(det, events, k):
     in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
     if leave.air_n >= 3:
         in_air = -leave.air_sum / leave.air_n
-    det.returned = records.Returned(leave.onset_k, leave.zones, in_air)
+    det.returned = records.Returned(leave.onset_k, leave.zones, in_air, leave)
     det.leave = None
     det.plateau = None
     det.stable_run = 0
@@ -22,10 +24,31 @@ def weight_returned(det, events, k):
         det.table_sense.settle_hit(False, det.t_ring[det.k % det.history_n])
 
 
-def step(det, events, k):
-    """One sample in RETURNED: decide once the load has held still long enough."""
+def step(det, events, k, d):
+    """One sample in RETURNED, `d` grams from the base: decide once the load has held still
+    long enough; but weight that goes on coming back past what went was no landing."""
+    if loaded_after_fall(det, events, k, d):
+        return
     if det.stable_run >= 1 and det.plateau.n >= det.shift_settle_n:
         decide_shift(det, events, k)
+
+
+def loaded_after_fall(det, events, k, d):
+    """RETURNED -> (fall) LOADING: the landing clock ran out while the weight was coming
+    back, so the return was taken half-way up; it went on rising past what went, as no
+    piece landing does (detector_fall.loaded_after_fall, the rule LEAVING applies too): the
+    piece fell, weighed before the hand came, and the hand's load is watched as a new one."""
+    returned = det.returned
+    leave = returned.leave
+    if det.leave is not None or not fall.loaded_after_fall(det, leave, k, d):
+        return False
+    det.returned = None
+    det.leave = leave
+    if fall.fall_before_hand(det, events, k):
+        return True
+    det.leave = None  # too short to weigh: the return stands
+    det.returned = returned
+    return False
 
 
 def decide_shift(det, events, k):
