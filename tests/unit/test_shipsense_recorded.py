@@ -41,3 +41,30 @@ def test_leaving_a_deck_barrel_lifted_off_then_another_loaded_elsewhere_is_a_fal
     # the two barrels taken off dock 3 just before stay one fall, as they were
     (dock3,) = [e for e in events if e["type"] == "fall" and e["zones"] == [3]]
     assert dock3["items"] == ["barrel", "barrel"]
+
+
+def test_the_trace_rate_is_its_mean_interval_not_its_first_one():
+    """`bosun detect` reads the sample rate off the trace. A ship's clock ticks in whole ms,
+    so 80 SPS alternates 12 and 13 ms intervals: the same trace started one sample later
+    (first interval 13 ms, 76.9 SPS if read off two samples) must be detected at 80 SPS, as
+    the ship did, and tell the barrel's fall from dock 4 as on the ship."""
+    from shipsense.detector import Detector
+    from shipsense.events import event_json
+    from shipsense.trace import read_trace, table_mode
+
+    name = "harbour_barrel_lifted_off_dock4_then_one_loaded_onto_dock2.csv"
+    header, _, *rest = (DATA / name).read_text().splitlines(True)
+    lines = [header, *rest]
+    rows = list(read_trace(lines))
+    assert rows[1][1] - rows[0][1] == 13
+
+    def at_rate(rate_hz: float) -> list[str]:
+        detector = Detector(rate_hz=rate_hz, table=table_mode(rows[0][3], rows[0][4]), items=items)
+        return [event_json(e) for row in rows for e in detector.feed(*row[1:5])]
+
+    items = dict(HARBOUR_ITEM_GRAMS)
+    printed: list[str] = []
+    detect_trace(lines, items, printed.append)
+    assert printed == at_rate(80) != at_rate(1000 / 13)
+    falls = [json.loads(e) for e in printed if json.loads(e)["type"] == "fall"]
+    assert [(f["zones"], f["items"]) for f in falls] == [([3], ["barrel"] * 2), ([4], ["barrel"])]

@@ -1,8 +1,8 @@
 """Offline detection of a trace file, shared by `bosun detect` and firmware/tools/detect.py.
 
 Both commands call `detect_trace(lines, items, write)` so that CPython and MicroPython print
-byte-identical events. The sample rate is taken from the trace's first two timestamps and
-the table setting from which of its table columns are filled.
+byte-identical events. The sample rate comes from the mean interval of the trace's first 16
+timestamps, the table setting from which of its table columns are filled.
 """
 
 from shipsense.detector import Detector
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
 DEFAULT_RATE_HZ = 80
+RATE_SAMPLES = 16  # samples whose mean interval gives the trace's rate
 
 
 def items_from_json(obj: object) -> "dict[str, float]":
@@ -33,30 +34,30 @@ def detect_trace(
     line (events decided before it have been written already: detection is online).
     """
     rows = read_trace(lines)
-    first = None
+    # The rate from the mean interval of the first RATE_SAMPLES samples: a ship's clock ticks
+    # in whole ms (80 SPS alternates 12 and 13 ms), so two samples alone can misread it.
+    head = []
     for row in rows:
-        first = row
-        break
-    if first is None:
+        head.append(row)
+        if len(head) >= RATE_SAMPLES:
+            break
+    if not head:
         return 0
-    second = None
-    for row in rows:
-        second = row
-        break
     rate_hz: float = DEFAULT_RATE_HZ
-    if second is not None:
-        rate_hz = 1000.0 / (second[1] - first[1])
+    if len(head) > 1:
+        span_ms = head[-1][1] - head[0][1]
+        rate_hz = 1000.0 * (len(head) - 1) / span_ms if span_ms > 0 else 2000
         if rate_hz > 2000:
             rate_hz = 2000
         elif rate_hz < 1:
             rate_hz = 1
+    first = head[0]
     detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)
     count = 0
-    for row in (first, second):
-        if row is not None:
-            count += 1
-            for event in detector.feed(row[1], row[2], row[3], row[4]):
-                write(event_json(event))
+    for row in head:
+        count += 1
+        for event in detector.feed(row[1], row[2], row[3], row[4]):
+            write(event_json(event))
     for row in rows:
         count += 1
         for event in detector.feed(row[1], row[2], row[3], row[4]):
