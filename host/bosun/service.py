@@ -195,12 +195,15 @@ class Service:
             await self._start_broker()
             self._traces = TraceWriter(self._store, self.clock, thread=self._trace_thread)
             self._writer = EntryWriter(self._store, loop, thread=self._log_thread)
-            bus = MqttBus(self.mqtt_url, loop, self._route, self._dropped, self.host_access)
+            bus = MqttBus(
+                self.mqtt_url, loop, self._route, self._dropped, self.host_access, hold=True
+            )
             await asyncio.to_thread(bus.start)
             self._bus = bus
             await self._start_home_assistant(loop)
             for config in self.options.tables:
                 self.add_table(config)
+            bus.inbox.release()  # the ships' retained statuses find their tables
             await self._start_http()
         except BaseException:
             await self.stop()

@@ -38,3 +38,22 @@ def test_a_full_inbox_drops_and_counts_by_table_and_the_loop_takes_the_rest_in_t
     assert dropped == {"t1": 250, "t2": 250}
     assert len(turns) >= 1000 // INBOX_BATCH  # a turn at a time, pages' requests between
     assert max(turns) <= 1000
+
+
+def test_a_held_inbox_keeps_what_comes_bounded_until_released_then_delivers_it_in_order():
+    """The service holds its inbox while it makes its tables: a ship's retained status that
+    arrives first must wait for its table, not be ignored as a stranger's."""
+    loop = asyncio.new_event_loop()
+    taken: list[bytes] = []
+    inbox = ShipInbox(loop, lambda m: taken.append(m.payload), capacity=5, held=True)
+    for i in range(7):
+        inbox.put(ShipMessage("t1", "ship/status", str(i).encode()))
+    loop.run_until_complete(asyncio.sleep(0.02))
+    assert taken == [] and len(inbox) == 5 and inbox.dropped == 2  # bounded while held
+    loop.call_soon(inbox.release)
+    loop.run_until_complete(asyncio.sleep(0.02))
+    assert taken == [b"0", b"1", b"2", b"3", b"4"]
+    inbox.put(ShipMessage("t1", "ship/status", b"after"))  # as it arrives from now on
+    loop.run_until_complete(asyncio.sleep(0.02))
+    loop.close()
+    assert taken[-1] == b"after" and len(taken) == 6

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bosun.bus.ship_link import RATES, ShipLink
+from bosun.bus.ship_link import COUNT_ASKS, RATES, ShipLink
 from shipsense import protocol
 
 
@@ -144,6 +144,35 @@ def test_after_a_restart_what_the_store_holds_of_a_boot_is_not_delivered_again(l
     assert seqs(link.table_) == [4]
     # no gap (1-3 are in the store); the ship is asked to count what it numbered since
     assert [cmd["cmd"] for _, cmd in link.wire_.sent] == ["status"]
+
+
+def test_a_restarted_host_asks_the_ship_to_count_again_until_it_does(link):
+    """An event decided but not stored when the host died is only in the ship's outbox: the
+    host asks again if the ship's count does not come (a lost question must not lose it)."""
+    born(link, "old")  # the retained status, from before the restart: no count in it
+
+    def asked() -> list[str]:
+        return [cmd["cmd"] for _, cmd in link.wire_.sent]
+
+    assert asked() == ["status"]
+    link.clock_.advance(1100)
+    assert asked() == ["status", "status"]
+    born(link, "old", seq=5)  # the ship counts: 4-5 are missing, asked for once due
+    link.clock_.advance(1600)
+    link.clock_.advance(1600)
+    assert asked().count("status") == 2
+    resend = [cmd for _, cmd in link.wire_.sent if cmd["cmd"] == "resend"]
+    assert (resend[0]["from"], resend[0]["to"]) == (4, 5)
+    for seq in (4, 5):
+        link.receive(protocol.EVENT, event(seq, boot="old"))
+    assert seqs(link.table_) == [4, 5]
+
+
+def test_a_ship_that_never_counts_is_asked_a_few_times_only(link):
+    born(link, "old")
+    for _ in range(20):
+        link.clock_.advance(1100)
+    assert [cmd["cmd"] for _, cmd in link.wire_.sent] == ["status"] * COUNT_ASKS
 
 
 @pytest.mark.parametrize(

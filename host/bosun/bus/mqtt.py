@@ -68,20 +68,34 @@ class ShipInbox:
         sink: ShipMessageSink,
         on_dropped: DropSink | None = None,
         capacity: int = INBOX_MESSAGES,
+        held: bool = False,
     ) -> None:
+        """`held`: keep what arrives (bounded as ever) until `release()`."""
         self._loop = loop
         self._sink = sink
         self._on_dropped = on_dropped
         self.capacity = capacity
         self._messages: deque[ShipMessage] = deque()
         self._lock = threading.Lock()
-        self._scheduled = False
+        self._scheduled = held  # (held: as if a delivery were due, so none is scheduled)
+        self._held = held
         self._drops = CappedCounter(DROPS_BY_TABLE)  # since the last batch, under the lock
         self.dropped = 0  # every message dropped, in all
         self.delivered = 0
 
     def __len__(self) -> int:
         return len(self._messages)
+
+    def release(self) -> None:
+        """Deliver what was kept while held, and from now on as it arrives (call on the loop)."""
+        with self._lock:
+            if not self._held:
+                return
+            self._held = False
+            if not self._messages:
+                self._scheduled = False
+                return
+        self._loop.call_soon(self._deliver)
 
     def put(self, message: ShipMessage) -> None:
         with self._lock:
@@ -196,13 +210,17 @@ class MqttBus:
         sink: ShipMessageSink,
         on_dropped: DropSink | None = None,
         access: BrokerAccess | None = None,
+        hold: bool = False,
     ) -> None:
+        """`hold`: deliver nothing until `inbox.release()`."""
         # `access` carries the password and TLS; `url` alone is an anonymous broker
         self.access = access if access is not None else broker_access.parse_broker_url(url)
         self.host, self.port = self.access.host, self.access.port
         self.url = self.access.url  # never the password: it goes in logs
         self._loop = loop
-        self.inbox = ShipInbox(loop, sink, on_dropped)
+        # held until the service has made its tables: a retained status that came first
+        # would find no table, and the ship never says it again unasked
+        self.inbox = ShipInbox(loop, sink, on_dropped, held=hold)
         self._connected = threading.Event()
         self._stopping = False
         self._refused: str | None = None  # why the broker said no, for a clear start error

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 MAX_RESULTS = 100  # answers to the host's commands kept for who sent them (by id)
 GAP_CHECK_S = 1.0  # while events are missing, look again this often
+COUNT_ASKS = 5  # times a restarted host asks a ship to count its events before it gives up
 MAX_HELD = SEQ_WINDOW  # events waiting behind gaps; beyond, the oldest gap is given up
 WARN_EVERY_MS = 10_000  # a refused or dropped message is logged at most this often a table
 
@@ -118,6 +119,8 @@ class ShipLink:
         self._results: dict[str, dict[str, Any]] = {}  # answers to our commands, by id
         self._command_number = 0
         self._gap_timer = None
+        # A restarted host's question to the ship: [boot, times asked, next ask (clock ms)]
+        self._counting: list | None = None
 
     # -- in --------------------------------------------------------------------------------
 
@@ -241,10 +244,32 @@ class ShipLink:
             if stored:  # the host restarted: what did the ship number since (maybe unstored)?
                 self.dedup.start_at(boot, stored, now_s)
                 if "seq" not in status or status.get("seq", 0) <= stored:
-                    self.send({"cmd": "status"})
+                    self._counting = [boot, 0, 0]
+                    self._ask_to_count(now_s * 1000)
+        if self._counting is not None and self._counting[0] == boot and "seq" in status:
+            self._counting = None  # the ship counted
         self.dedup.announce(boot, status.get("seq"), now_s)
         self._release_held()
         self._ask_for_gaps()
+
+    def _ask_to_count(self, now_ms: float) -> None:
+        """Ask the ship to say how many events it numbered (a `status` with its seq), again
+        every GAP_CHECK_S until it does, COUNT_ASKS times at most: one unanswered question
+        would leave an event decided but never stored before a restart lost for good."""
+        counting = self._counting
+        if counting is None or now_ms < counting[2]:
+            return
+        if counting[1] >= COUNT_ASKS:
+            self._counting = None
+            return
+        counting[1] += 1
+        counting[2] = now_ms + GAP_CHECK_S * 1000
+        self.send({"cmd": "status"})
+        self._wake_at(int(counting[2]))
+
+    def _wake_at(self, deadline_ms: int) -> None:
+        if self._gap_timer is None:
+            self._gap_timer = self.clock.call_at_ms(deadline_ms, self._on_gap_timer)
 
     def _release_held(self) -> None:
         """Events in their ship's order: one after a gap waits for the gap to close."""
@@ -257,6 +282,7 @@ class ShipLink:
 
     def _on_gap_timer(self) -> None:
         self._gap_timer = None
+        self._ask_to_count(self.clock.now_ms())
         self._ask_for_gaps()
 
     def _ask_for_gaps(self) -> None:
@@ -265,9 +291,8 @@ class ShipLink:
         for request in self.dedup.resend_requests(now_s):
             self.send({k: v for k, v in request.items() if k != "id"})
         self._release_held()  # gaps given up let the events behind them through
-        if self.dedup.gaps() and self._gap_timer is None:
-            deadline = self.clock.now_ms() + int(GAP_CHECK_S * 1000)
-            self._gap_timer = self.clock.call_at_ms(deadline, self._on_gap_timer)
+        if self.dedup.gaps():
+            self._wake_at(self.clock.now_ms() + int(GAP_CHECK_S * 1000))
 
     def _status(self, status: dict[str, Any]) -> None:
         online = status["online"]
