@@ -88,6 +88,16 @@ def lease(db_url: str) -> tuple[str, int] | None:
     return (found[0], found[1]) if found else None
 
 
+def owner_and_other(referees: list[Referee], db_url: str) -> tuple[Referee, Referee]:
+    """The referee that took table t1 first (epoch 1), and the other."""
+    owner_name, epoch = until(lambda: lease(db_url), lambda found: found is not None)
+    assert epoch == 1
+    owner, other = sorted(referees, key=lambda r: not owner_name.endswith(f":{r.process.pid}"))
+    assert owner_name.endswith(f":{owner.process.pid}")
+    assert other.table() is None  # one referee a table
+    return owner, other
+
+
 def stored(db_url: str) -> list:
     with Store.open(db_url) as store:
         return store.entries("t1")
@@ -100,11 +110,7 @@ def test_a_killed_referee_s_table_goes_on_under_another(tmp_path, nats_server, p
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
-        owner_name, epoch = until(lambda: lease(postgres_url), lambda found: found is not None)
-        assert epoch == 1
-        owner, other = sorted(referees, key=lambda r: not owner_name.endswith(f":{r.process.pid}"))
-        assert owner_name.endswith(f":{owner.process.pid}")
-        assert other.table() is None  # one referee a table
+        owner, other = owner_and_other(referees, postgres_url)
 
         until(owner.table, lambda s: s["ship"]["online"])
         seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
@@ -157,6 +163,49 @@ def test_a_killed_referee_s_table_goes_on_under_another(tmp_path, nats_server, p
         assert [(a["zone"], a["item"]) for a in loads] == [
             (8, "barrel"), (5, "rat"), (3, "boat"), (8, "chest"), (8, "crate"), (2, "bottle"),
         ]  # fmt: skip
+        assert other.stop() == 0
+    finally:
+        ship.close()
+        for referee in referees:
+            if referee.process.poll() is None:
+                referee.stop()
+
+
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
+def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
+    tmp_path, nats_server, postgres_url
+):
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
+    ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
+    try:
+        owner, other = owner_and_other(referees, postgres_url)
+        until(owner.table, lambda s: s["ship"]["online"])
+        seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
+        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+            answer = owner.http.post(
+                f"/api/seat/{seats['seats'][player]}", json={"type": "card", "value": value}
+            )
+            assert answer.status_code == 200, answer.text
+        ship.event("place", 1000.0, zone=8, grams=W["barrel"])  # bob's, on his target
+        before = until(owner.table, lambda s: s["state"]["turn"] == "cy")
+
+        with psycopg.connect(postgres_url, autocommit=True) as conn:  # its locks go with it
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = %s",
+                (f"bosun-leases {lease(postgres_url)[0]}",),
+            )
+        assert owner.process.wait(CEILING_S) == 1  # it stops rather than referee unfenced
+        assert "this referee stopped" in owner.errors()
+        until(lambda: lease(postgres_url), lambda found: found[1] == 2, TAKEOVER_S + 1)
+        after = until(other.table, lambda s: s is not None and s["state"] == before["state"])
+        assert after["game_id"] == before["game_id"]
+        ship.event("place", 2000.0, zone=5, grams=W["rat"])  # cy's, on her target
+        until(other.table, lambda s: s["state"]["turn"] == "ann")
+        seqs = sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event")
+        assert seqs == [1, 2]
         assert other.stop() == 0
     finally:
         ship.close()

@@ -127,6 +127,9 @@ class TableLeases:
         """Give every table up (closing the connection frees its locks)."""
         self.held.clear()
         with contextlib.suppress(psycopg.Error):
+            # at once: a closed connection's backend frees its locks a moment later
+            self._conn.execute("SELECT pg_advisory_unlock_all()")
+        with contextlib.suppress(psycopg.Error):
             self._conn.close()
 
 
