@@ -21,6 +21,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 import nats
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 STREAM = "BOSUN_SHIPS"
 STREAM_SUBJECTS = [f"{protocol.ROOT}.*.ship.>"]  # the commands too: one filter a table
 STREAM_MAX_MESSAGES = 1_000_000
-STREAM_MAX_BYTES = 512 * 1024 * 1024
+STREAM_MAX_BYTES = 256 * 1024 * 1024
 STREAM_MAX_AGE_S = 24 * 3600.0
 TABLE_PENDING_MESSAGES = 4096  # a table's messages waiting for the loop (nats-py's queue)
 TABLE_PENDING_BYTES = 8 * 1024 * 1024
@@ -121,15 +122,17 @@ class NatsBus:
         self._on_lost = on_lost  # the connection is gone for good (nats-py gave up)
         self._nc = None
         self._js = None
-        self._follows: dict[str, object] = {}  # table id -> its subscription
+        self._follows: dict[str, Any] = {}  # table id -> its JetStream subscription
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_MESSAGES)
         self._sender: asyncio.Task | None = None
         self._warnings = LogThrottle(log)
         self.dropped_commands = 0
         self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self, timeout_s: float = 10.0) -> None:
         """Connect and make sure the stream exists; ConnectionError saying why not."""
+        self._loop = asyncio.get_running_loop()
         try:
             self._nc = await asyncio.wait_for(
                 nats.connect(
@@ -206,14 +209,21 @@ class NatsBus:
             log.exception("a %s message for %r failed", parts[1], parts[0])
 
     def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False) -> None:
-        """On the loop. Retained: NATS keeps no MQTT retained message for a NATS publisher;
+        """Thread-safe. Retained: NATS keeps no MQTT retained message for a NATS publisher;
         the pages read state from the referee, not from the broker."""
+        name = subject(topic)
+        if self._loop is not None and not _on_loop(self._loop):
+            self._loop.call_soon_threadsafe(self._queue, name, payload)
+        else:
+            self._queue(name, payload)
+
+    def _queue(self, name: str, payload: bytes) -> None:
         try:
-            self._outbox.put_nowait((subject(topic), payload))
+            self._outbox.put_nowait((name, payload))
         except asyncio.QueueFull:
             self.dropped_commands += 1
             self._warnings.warning(
-                _now_ms(), "the NATS outbox is full: dropping a message to %s", topic
+                _now_ms(), "the NATS outbox is full: dropping a message to %s", name
             )
 
     async def _send_commands(self) -> None:
@@ -258,3 +268,10 @@ class NatsBus:
 
 def _now_ms() -> float:
     return time.monotonic() * 1000
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
