@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bosun.bus.broker import free_port, wait_for_port
 
+SHIP_SENDS = ("status", "event", "weights", "trace", "result")
 START_S = 20.0  # a busy machine starts JetStream in well under a second; only a ceiling
 
 
@@ -27,8 +28,9 @@ def find_nats_server() -> str | None:
 class NatsServer:
     """`nats-server -c <generated config>`; `.url`, `.mqtt_port`, the two users' logins."""
 
-    def __init__(self, executable: str, folder: Path | None = None) -> None:
+    def __init__(self, executable: str, folder: Path | None = None, table: str = "t1") -> None:
         self.executable = executable
+        self.table = table  # the one ship user's table
         self.folder = folder or Path(tempfile.mkdtemp(prefix="bosun-nats-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -48,10 +50,15 @@ class NatsServer:
 
     def config(self) -> str:
         store = self.folder / "jetstream"
-        users = ", ".join(
-            f'{{user: "{user}", password: "{password}"}}'
-            for user, password in (self.referee, self.ship)
+        # a ship publishes only its own table's ship/* and reads only its own commands
+        ship_topics = ", ".join(f'"bosun.{self.table}.ship.{name}"' for name in SHIP_SENDS)
+        ship = (
+            f'{{user: "{self.ship[0]}", password: "{self.ship[1]}", permissions: {{'
+            f" publish: {{ allow: [{ship_topics}] }},"
+            f' subscribe: {{ allow: ["bosun.{self.table}.ship.cmd", "$MQTT.sub.>"] }} }} }}'
         )
+        users = f'{{user: "{self.referee[0]}", password: "{self.referee[1]}"}}, {ship}'
+
         return f"""
 server_name: bosun_test_{self.port}
 listen: 127.0.0.1:{self.port}
