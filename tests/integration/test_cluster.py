@@ -212,3 +212,30 @@ def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
         for referee in referees:
             if referee.process.poll() is None:
                 referee.stop()
+
+
+def test_a_referee_nats_does_not_know_cannot_start(tmp_path, nats_server, postgres_url):
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    (tmp_path / "nats-password").write_text("not-the-password\n")
+    ran = subprocess.run(
+        [
+            BOSUN,
+            "run",
+            "--cluster",
+            nats_server.url,
+            "--cluster-password-file",
+            str(tmp_path / "nats-password"),
+            "--db",
+            postgres_url,
+            "--port",
+            str(free_port()),
+        ],  # fmt: skip
+        cwd=tmp_path,
+        env={**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret"},
+        capture_output=True,
+        text=True,
+        timeout=CEILING_S,
+    )
+    assert ran.returncode == 1
+    assert "no NATS JetStream at" in ran.stderr and "uthorization" in ran.stderr
+    assert lease(postgres_url) is None  # it took no table

@@ -83,3 +83,11 @@ def test_topics_and_subjects_map_as_nats_maps_mqtt():
     for bad in ("bosun/t.1/ship/cmd", "bosun/*/ship/cmd", "bosun//ship/cmd"):
         with pytest.raises(ValueError):
             subject(bad)
+
+
+def test_an_unreadable_nats_password_file_is_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    args = ["--cluster-password-file", "missing.pw", "--db", PG]
+    assert main(["run", "--cluster", "nats://referee@127.0.0.1:4222", *args]) == 2
+    assert "cannot read the NATS password file missing.pw" in capsys.readouterr().err

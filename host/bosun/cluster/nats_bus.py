@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import nats
+from nats.aio.client import Client as NATS
 from nats.errors import SlowConsumerError
 from nats.js.api import ConsumerConfig, DeliverPolicy, DiscardPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
@@ -34,6 +34,7 @@ from bosun.bus.mqtt import ShipMessage, ShipMessageSink
 from shipsense import protocol
 
 log = logging.getLogger(__name__)
+FIRST = asyncio.FIRST_COMPLETED
 
 STREAM = "BOSUN_SHIPS"
 STREAM_SUBJECTS = [f"{protocol.ROOT}.*.ship.>"]  # the commands too: one filter a table
@@ -129,27 +130,36 @@ class NatsBus:
         self.dropped_commands = 0
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_error: str | None = None  # what nats-py said last, for a failed start
+        self._refused = asyncio.Event()  # the servers refused bosun's login while starting
 
     async def start(self, timeout_s: float = 10.0) -> None:
         """Connect and make sure the stream exists; ConnectionError saying why not."""
         self._loop = asyncio.get_running_loop()
+        self._nc = NATS()
         try:
-            self._nc = await asyncio.wait_for(
-                nats.connect(
+            connecting = asyncio.ensure_future(
+                self._nc.connect(
                     servers=list(self.access.servers),
                     user=self.access.user,
                     password=self.access.password,
                     name="bosun-referee",
                     connect_timeout=2,
                     reconnect_time_wait=0.5,
-                    max_reconnect_attempts=-1,
+                    max_reconnect_attempts=-1,  # NATS going away later: wait for it
                     allow_reconnect=True,
                     error_cb=self._error,
                     closed_cb=self._closed,
                     pending_size=4 * 1024 * 1024,
-                ),
-                timeout_s,
+                )
             )
+            refused = asyncio.ensure_future(self._refused.wait())
+            await asyncio.wait({connecting, refused}, timeout=timeout_s, return_when=FIRST)
+            refused.cancel()
+            if not connecting.done():  # a wrong login is not retried into a long wait
+                connecting.cancel()
+                raise ConnectionError(self._last_error or f"no answer within {timeout_s:g} s")
+            connecting.result()
             self._js = self._nc.jetstream()
             await self._js.add_stream(
                 StreamConfig(
@@ -164,7 +174,8 @@ class NatsBus:
             )
         except Exception as why:  # nats-py raises many kinds; each means "no cluster here"
             await self.stop()
-            raise ConnectionError(f"no NATS JetStream at {self.url}: {why or type(why)}") from None
+            said = str(why) or self._last_error or f"no answer within {timeout_s:g} s"
+            raise ConnectionError(f"no NATS JetStream at {self.url}: {said}") from None
         self._sender = asyncio.create_task(self._send_commands())
 
     @property
@@ -236,6 +247,9 @@ class NatsBus:
                 self._warnings.warning(_now_ms(), "could not publish to %s: %s", name, why)
 
     async def _error(self, error: Exception) -> None:
+        self._last_error = str(error)[:200] or type(error).__name__
+        if not self.connected and "authorization" in self._last_error.lower():
+            self._refused.set()
         if isinstance(error, SlowConsumerError):
             self._warnings.warning(
                 _now_ms(), "a table's messages came faster than the loop took them"

@@ -49,7 +49,7 @@ def run_cluster(
     try:
         libpq_url(db_url)
         if args.cluster_password_file is not None:
-            password = read_password_file(args.cluster_password_file)
+            password = read_password_file(args.cluster_password_file, "NATS")
         else:
             password = os.environ.get(PASSWORD_ENV)
         access = parse_cluster_urls(args.cluster, password)
