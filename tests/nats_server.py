@@ -6,17 +6,29 @@ for the ships; both listeners (NATS and MQTT) are on free loopback ports.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
-from bosun.bus.broker import free_port, wait_for_port
+from bosun.bus.broker import wait_for_port
 
 SHIP_SENDS = ("status", "event", "weights", "trace", "result")
 START_S = 20.0  # a busy machine starts JetStream in well under a second; only a ceiling
+
+
+def distinct_free_ports(count: int) -> list[int]:
+    """`count` free loopback ports, all different (held at once while they are picked)."""
+    with contextlib.ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
 
 
 def find_nats_server() -> str | None:
@@ -28,13 +40,19 @@ def find_nats_server() -> str | None:
 class NatsServer:
     """`nats-server -c <generated config>`; `.url`, `.mqtt_port`, the two users' logins."""
 
-    def __init__(self, executable: str, folder: Path | None = None, table: str = "t1") -> None:
+    def __init__(
+        self,
+        executable: str,
+        folder: Path | None = None,
+        table: str = "t1",
+        ports: tuple[int, int] | None = None,
+    ) -> None:
         self.executable = executable
+        self.cluster = ""  # a cluster's block (NatsCluster), else a server on its own
         self.table = table  # the one ship user's table
         self.folder = folder or Path(tempfile.mkdtemp(prefix="bosun-nats-"))
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
-        self.mqtt_port = free_port()
+        self.port, self.mqtt_port = ports or distinct_free_ports(2)
         self.referee = ("referee", secrets.token_urlsafe(12))
         self.ship = ("ship", secrets.token_urlsafe(12))
         self.process: subprocess.Popen | None = None
@@ -67,6 +85,7 @@ accounts {{
   BOSUN {{ jetstream: enabled, users: [{users}] }}
 }}
 mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}
+{self.cluster}
 """
 
     def start(self) -> NatsServer:
@@ -98,3 +117,96 @@ mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class NatsCluster:
+    """`size` NATS servers routed into one cluster (JetStream clustered, an MQTT listener on
+    each), the same two logins on every node; the routes authenticate too."""
+
+    def __init__(self, executable: str, folder: Path, size: int = 3) -> None:
+        ports = distinct_free_ports(3 * size)  # no node may take another's port
+        self.nodes = [
+            NatsServer(executable, folder / f"n{n}", ports=(ports[3 * n], ports[3 * n + 1]))
+            for n in range(size)
+        ]
+        first = self.nodes[0]
+        route = ("route", secrets.token_urlsafe(12))
+        route_ports = [ports[3 * n + 2] for n in range(size)]
+        for node, port in zip(self.nodes, route_ports, strict=True):
+            node.referee, node.ship = first.referee, first.ship
+            routes = ", ".join(
+                f"nats-route://{route[0]}:{route[1]}@127.0.0.1:{other}"
+                for other in route_ports
+                if other != port
+            )
+            node.cluster = f"""
+cluster {{
+  name: bosun_test
+  listen: 127.0.0.1:{port}
+  authorization {{ user: "{route[0]}", password: "{route[1]}" }}
+  routes: [{routes}]
+}}"""
+
+    @property
+    def url(self) -> str:
+        """Every node, for the referees (the user named once)."""
+        first, *others = self.nodes
+        return ",".join([first.url, *(f"nats://127.0.0.1:{node.port}" for node in others)])
+
+    def start(self) -> NatsCluster:
+        for node in self.nodes:
+            node.start()
+        try:
+            asyncio.run(self._jetstream_ready())
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    async def _jetstream_ready(self) -> None:
+        """Once the cluster has elected its JetStream leader (a few seconds after the start),
+        so that a referee's first request is answered."""
+        import nats
+
+        deadline = time.monotonic() + START_S
+        client = await nats.connect(
+            [f"nats://127.0.0.1:{node.port}" for node in self.nodes],
+            user=self.referee[0],
+            password=self.referee[1],
+        )
+        try:
+            while True:
+                if any(
+                    node.process is None or node.process.poll() is not None for node in self.nodes
+                ):
+                    raise RuntimeError("a NATS node stopped: " + self.nodes[0].log()[-500:])
+                try:
+                    await client.jetstream().account_info()
+                    return
+                except Exception:
+                    if time.monotonic() > deadline:
+                        raise
+                    await asyncio.sleep(0.1)  # the leader election has no event to wait on
+        finally:
+            await client.close()
+
+    # the referees log in as the ships do on any node; the test's ship is on the second
+    @property
+    def referee(self) -> tuple[str, str]:
+        return self.nodes[0].referee
+
+    @property
+    def ship(self) -> tuple[str, str]:
+        return self.nodes[0].ship
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    @property
+    def mqtt_port(self) -> int:
+        return self.nodes[1].mqtt_port
+
+    def close(self) -> None:
+        for node in self.nodes:
+            node.close()

@@ -104,7 +104,10 @@ def stored(db_url: str) -> list:
 
 
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
-def test_a_killed_referee_s_table_goes_on_under_another(tmp_path, nats_server, postgres_url):
+@pytest.mark.parametrize("servers", ["nats_server", "nats_cluster"])
+def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, servers, postgres_url):
+    # one NATS server, or three in a cluster: the ship on the second, the referees on any
+    nats_server = request.getfixturevalue(servers)
     (tmp_path / "bosun.toml").write_text(TABLES)
     (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]

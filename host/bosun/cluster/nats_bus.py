@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from nats.aio.client import Client as NATS
 from nats.errors import SlowConsumerError
 from nats.js.api import ConsumerConfig, DeliverPolicy, DiscardPolicy, StorageType, StreamConfig
-from nats.js.errors import NotFoundError
+from nats.js.errors import BadRequestError, NotFoundError, ServiceUnavailableError
 
 from bosun.bus.limits import LogThrottle
 from bosun.bus.mqtt import ShipMessage, ShipMessageSink
@@ -46,6 +46,10 @@ TABLE_PENDING_BYTES = 8 * 1024 * 1024
 OUTBOX_MESSAGES = 4096  # commands waiting to be written to NATS; beyond, dropped and logged
 DEFAULT_PORT = 4222
 MAX_SERVERS = 16
+STREAM_REQUEST_S = 5.0  # one JetStream request's answer
+STREAM_READY_S = 30.0  # how long a starting referee waits for JetStream to make its stream
+REPLICAS = 3  # copies of the stream in a cluster of three servers or more
+STREAM_NAME_IN_USE = 10058  # JetStream's error code: a stream of that name, other settings
 
 
 @dataclass(frozen=True)
@@ -160,23 +164,44 @@ class NatsBus:
                 connecting.cancel()
                 raise ConnectionError(self._last_error or f"no answer within {timeout_s:g} s")
             connecting.result()
-            self._js = self._nc.jetstream()
-            await self._js.add_stream(
-                StreamConfig(
-                    name=STREAM,
-                    subjects=STREAM_SUBJECTS,
-                    storage=StorageType.FILE,
-                    max_msgs=STREAM_MAX_MESSAGES,
-                    max_bytes=STREAM_MAX_BYTES,
-                    max_age=STREAM_MAX_AGE_S,
-                    discard=DiscardPolicy.OLD,
-                )
-            )
+            self._js = self._nc.jetstream(timeout=STREAM_REQUEST_S)
+            deadline = time.monotonic() + STREAM_READY_S
+            while True:  # a cluster that just started elects its JetStream leaders first
+                try:
+                    await self._add_stream()
+                    break
+                except (
+                    TimeoutError,
+                    ServiceUnavailableError,
+                ):  # nats-py's timeouts are TimeoutError
+                    if time.monotonic() > deadline:
+                        raise
         except Exception as why:  # nats-py raises many kinds; each means "no cluster here"
             await self.stop()
             said = str(why) or self._last_error or f"no answer within {timeout_s:g} s"
             raise ConnectionError(f"no NATS JetStream at {self.url}: {said}") from None
         self._sender = asyncio.create_task(self._send_commands())
+
+    async def _add_stream(self) -> None:
+        """The ships' stream, kept on three servers when the cluster has three or more (one
+        server lost loses no message); one made before, by another referee, is used as it is."""
+        servers = len(self._nc.servers)
+        config = StreamConfig(
+            name=STREAM,
+            subjects=STREAM_SUBJECTS,
+            storage=StorageType.FILE,
+            max_msgs=STREAM_MAX_MESSAGES,
+            max_bytes=STREAM_MAX_BYTES,
+            max_age=STREAM_MAX_AGE_S,
+            discard=DiscardPolicy.OLD,
+            num_replicas=REPLICAS if servers >= REPLICAS else 1,
+        )
+        try:
+            await self._js.add_stream(config)
+        except BadRequestError as why:
+            if why.err_code != STREAM_NAME_IN_USE:
+                raise
+            log.warning("the stream %s exists with other settings: using it as it is", STREAM)
 
     @property
     def connected(self) -> bool:
