@@ -241,34 +241,3 @@ def test_a_referee_nats_does_not_know_cannot_start(tmp_path, nats_server, postgr
     assert ran.returncode == 1
     assert "no NATS JetStream at" in ran.stderr and "uthorization" in ran.stderr
     assert lease(postgres_url) is None  # it took no table
-
-
-@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
-def test_the_game_goes_on_when_the_referee_s_nats_node_dies(tmp_path, nats_cluster, postgres_url):
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_cluster.referee[1] + "\n")
-    first = nats_cluster.nodes[0]
-    referee = Referee(tmp_path, nats_cluster, postgres_url, nats_url=first.url)  # on node 0
-    ship = BrokerShip(nats_cluster.host, nats_cluster.mqtt_port, "t1", login=nats_cluster.ship)
-    try:
-        until(referee.table, lambda s: s is not None and s["ship"]["online"])
-        seats = referee.http.get("/api/tables/t1/seats", params={"key": "operator-secret"})
-        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
-            token = seats.json()["seats"][player]
-            answer = referee.http.post(f"/api/seat/{token}", json={"type": "card", "value": value})
-            assert answer.status_code == 200, answer.text
-        ship.event("place", 1000.0, zone=8, grams=W["barrel"])  # bob's, on his target
-        until(referee.table, lambda s: s["state"]["turn"] == "cy")
-
-        first.process.send_signal(signal.SIGKILL)  # the referee's node; the ship's lives on
-        first.process.wait()
-        ship.event("place", 2000.0, zone=5, grams=W["rat"])  # cy's, kept by the other two
-        until(referee.table, lambda s: s["state"]["turn"] == "ann")
-        seqs = sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event")
-        assert seqs == [1, 2]
-        assert referee.process.poll() is None  # it reconnected to another node
-        assert referee.stop() == 0
-    finally:
-        ship.close()
-        if referee.process.poll() is None:
-            referee.stop()
