@@ -7,8 +7,8 @@ import psycopg
 import pytest
 from support.polling import until
 
-from bosun.cluster.leases import FencedStore, LeaseLost, TableLeases
 from bosun.store import Store
+from bosun.store.leases import FencedStore, LeaseLost, TableLeases
 
 SETUP = {"type": "setup", "game": "riffraff", "players": ["ann", "bob"], "captain": "ann"}
 

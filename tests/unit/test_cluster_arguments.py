@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from bosun.bus.nats_stream import parse_cluster_urls, ship_subject_parts, subject
 from bosun.cli import main
-from bosun.cluster.nats_bus import parse_cluster_urls, ship_subject_parts, subject
 
 TABLES = """
 [[table]]

@@ -2,11 +2,12 @@
 
 Every referee of a cluster runs `bosun run --cluster ...` with the same tables file and the
 same PostgreSQL store; none starts a broker (the ships reach the NATS servers' MQTT listeners).
-Every LEASE_POLL_S a referee checks that it still holds its tables (leases.py) and tries to
-take each table nobody holds: a table taken is rebuilt from its log (`resume_or_start`, as
-after a restart), given a `FencedStore` and an `EntryWriter` of its own, and then followed on
-the stream. A referee that finds it lost a table, its leases' connection or NATS for good
-stops (fail-stop): another takes its tables within a poll, and its writes were fenced meanwhile.
+Every LEASE_POLL_S a referee checks that it still holds its tables (bosun.store.leases) and
+tries to take each table nobody holds: a table taken is rebuilt from its log
+(`resume_or_start`, as after a restart), given a `FencedStore` and an `EntryWriter` of its own,
+and then followed on the stream. A referee that finds it lost a table, its leases' connection
+or NATS for good stops (fail-stop): another takes its tables within a poll, and its writes were
+fenced meanwhile.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from bosun.cluster.leases import FencedStore, LeaseLost, TableLeases
-from bosun.cluster.nats_bus import NatsAccess, NatsBus
+from bosun.bus.nats_stream import NatsAccess, NatsBus
 from bosun.referee.clock import LoopClock
 from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.service import STOP_BUS_S, STOP_STORE_S, Service, ServiceOptions, _step
 from bosun.store import Store, StoreError
+from bosun.store.leases import FencedStore, LeaseLost, TableLeases
 from bosun.tables import TableConfig
 
 log = logging.getLogger(__name__)

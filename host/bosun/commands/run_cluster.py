@@ -33,10 +33,10 @@ def run_cluster(
     console: Console,
     operator_key: Callable[[], str],
 ) -> int:
-    from bosun.cluster.leases import libpq_url
-    from bosun.cluster.nats_bus import parse_cluster_urls
+    from bosun.bus.nats_stream import parse_cluster_urls
     from bosun.cluster.service import ClusterOptions
     from bosun.service import ServiceOptions
+    from bosun.store.leases import libpq_url
 
     given = [flag for name, flag in NOT_IN_A_CLUSTER.items() if getattr(args, name, None)]
     if given:

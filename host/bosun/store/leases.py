@@ -25,8 +25,9 @@ from contextlib import contextmanager
 import psycopg
 import sqlalchemy as sa
 
-from bosun.store import Store, StoreError
 from bosun.store.engines import database_url
+from bosun.store.records import StoreError
+from bosun.store.store import Store
 
 log = logging.getLogger(__name__)
 
