@@ -8,7 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # Debian packages the tests drive for real; installed when running as root.
-DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql
+DEB_PACKAGES := mosquitto mosquitto-clients chromium postgresql nats-server
 PYTEST_ARGS ?=
 
 .PHONY: setup system-packages run test test-busy lint format clean schematics firmware-check flash

@@ -67,6 +67,32 @@ def mosquitto():
     broker.close()
 
 
+@pytest.fixture
+def nats_server(tmp_path):
+    """A private, real NATS server with JetStream and its MQTT listener, on free ports."""
+    from nats_server import NatsServer, find_nats_server
+
+    executable = find_nats_server()
+    if executable is None:
+        executable = require_executable("nats-server", "Debian: apt-get install nats-server")
+    server = NatsServer(executable, tmp_path / "nats").start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def nats_cluster(tmp_path):
+    """Three private NATS servers in one cluster (JetStream clustered, MQTT on each)."""
+    from nats_server import NatsCluster, find_nats_server
+
+    executable = find_nats_server()
+    if executable is None:
+        executable = require_executable("nats-server", "Debian: apt-get install nats-server")
+    cluster = NatsCluster(executable, tmp_path / "nats").start()
+    yield cluster
+    cluster.close()
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster():
     """A private, throwaway PostgreSQL cluster on a free loopback port, one per test worker."""

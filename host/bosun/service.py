@@ -213,9 +213,7 @@ class Service:
         """Referee `config`'s table: resume its unfinished game, or (`fresh`) start anew."""
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
-        runtime = TableRuntime(
-            config, self._store, self._bus, self.clock, self._traces, self._writer
-        )
+        runtime = self._new_runtime(config)
         self.runtimes[config.id] = runtime
         self.tables[config.id] = view = TableView(runtime)
         if self.observers:
@@ -227,6 +225,10 @@ class Service:
         else:
             runtime.resume_or_start()
         return view
+
+    def _new_runtime(self, config: TableConfig) -> TableRuntime:
+        """The table's runtime, on the service's store, bus and writer (a cluster's fenced)."""
+        return TableRuntime(config, self._store, self._bus, self.clock, self._traces, self._writer)
 
     async def _start_home_assistant(self, loop: asyncio.AbstractEventLoop) -> None:
         settings = self.options.home_assistant

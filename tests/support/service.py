@@ -187,7 +187,14 @@ def online_ship(service: RunningService, broker, table_id: str = "t1") -> Iterat
 class BrokerShip:
     """A ship on the broker as the firmware behaves: birth/LWT, events with (boot, seq)."""
 
-    def __init__(self, broker_host: str, broker_port: int, table_id: str, boot: str = "b1"):
+    def __init__(
+        self,
+        broker_host: str,
+        broker_port: int,
+        table_id: str,
+        boot: str = "b1",
+        login: tuple[str, str] | None = None,
+    ):
         self.table_id = table_id
         self.boot = boot
         self.seq = 0
@@ -197,6 +204,8 @@ class BrokerShip:
         self.client.will_set(self.topic("ship/status"), b'{"online":false}', qos=1, retain=True)
         self.client.on_message = lambda _c, _u, m: self._command(json.loads(m.payload))
         self.client.on_connect = lambda client, *_: send_without_delay(client)
+        if login is not None:
+            self.client.username_pw_set(*login)
         self.client.connect(broker_host, broker_port, keepalive=5)
         self.client.subscribe(self.topic("ship/cmd"), qos=1)
         self.client.loop_start()

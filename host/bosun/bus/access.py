@@ -99,15 +99,17 @@ def parse_broker_url(url: str, allow_password: bool = False) -> BrokerAccess:
     return BrokerAccess(parsed.hostname, port or default_port, user, password, tls)
 
 
-def read_password_file(path: str | Path) -> str:
+def read_password_file(path: str | Path, service: str = "MQTT") -> str:
     """The password in `path`'s first line; ValueError naming the file if unusable."""
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as why:
-        raise ValueError(f"cannot read the MQTT password file {path}: {why}") from None
+        raise ValueError(f"cannot read the {service} password file {path}: {why}") from None
     password = text.splitlines()[0] if text else ""
     if not password or len(password) > MAX_PASSWORD:
-        raise ValueError(f"the MQTT password file {path} must hold the password on its first line")
+        raise ValueError(
+            f"the {service} password file {path} must hold the password on its first line"
+        )
     return password
 
 

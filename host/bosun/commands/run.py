@@ -102,6 +102,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="publish every table to Home Assistant by MQTT discovery (on the broker, or the "
         "tables file's [home_assistant] broker); off unless this or that section's enabled",
     )
+    p.add_argument(
+        "--cluster",
+        metavar="URLS",
+        default=None,
+        help="be one referee of a cluster: nats://USER@host:4222[,nats://host2:4222...] "
+        "(NATS with JetStream and its MQTT listener for the ships; needs --db postgresql://)",
+    )
+    p.add_argument(
+        "--cluster-password-file",
+        metavar="FILE",
+        default=None,
+        help="the NATS user's password, on the file's first line (else $BOSUN_NATS_PASSWORD)",
+    )
     p.set_defaults(run=run)
 
 
@@ -125,6 +138,13 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]bosun run:[/] {why}")
         return 2
     tables = settings.table
+    if args.cluster is not None:
+        from bosun.commands.run_cluster import run_cluster
+
+        return run_cluster(args, tables, console, operator_key)
+    if args.cluster_password_file:
+        console.print("[red]bosun run:[/] --cluster-password-file goes with --cluster URLS")
+        return 2
     home_assistant = settings.home_assistant
     if args.home_assistant:
         home_assistant = home_assistant.model_copy(update={"enabled": True})

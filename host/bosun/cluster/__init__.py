@@ -1,0 +1,1 @@
+"""`bosun run --cluster`: referees on NATS JetStream and PostgreSQL, with failover."""

@@ -1,0 +1,243 @@
+"""Two referees of a cluster (NATS JetStream + PostgreSQL): kill -9 the one refereeing a table
+mid-game; the other takes it over from the log, and the game goes on with every ship event
+applied once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from support.polling import until
+from support.service import CEILING_S, WHOLE_GAME_CEILING_S, BrokerShip
+
+from bosun.bus.broker import free_port, wait_for_port
+from bosun.store import Store
+from shipsense.pieces import ITEM_GRAMS as W
+
+BOSUN = str(Path(sys.executable).parent / "bosun")
+TAKEOVER_S = 5.0  # the issue's promise: a killed referee's tables go on within 5 s
+TABLES = """
+[[table]]
+id = "t1"
+settle_s = 0
+players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" },
+           { name = "cy", colour = "#f4d35e" }]
+"""
+
+
+class Referee:
+    """One `bosun run --cluster` process and its web API."""
+
+    def __init__(self, workdir: Path, nats, db_url: str, nats_url: str | None = None) -> None:
+        self.port = free_port()
+        env = {**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret"}
+        self.log = workdir / f"referee-{self.port}.log"  # a file: a pipe nobody reads fills up
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [
+                    BOSUN,
+                    "run",
+                    "--cluster",
+                    nats_url or nats.url,
+                    "--cluster-password-file",
+                    str(workdir / "nats-password"),
+                    "--db",
+                    db_url,
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=workdir,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+        assert wait_for_port("127.0.0.1", self.port, CEILING_S, self.process), self.errors()
+        self.http = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=CEILING_S)
+
+    def errors(self) -> str:
+        return self.log.read_text()[-2000:]
+
+    def table(self, table_id: str = "t1") -> dict | None:
+        response = self.http.get(f"/api/tables/{table_id}")
+        return response.json() if response.status_code == 200 else None
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.http.close()
+
+    def stop(self) -> int:
+        self.http.close()
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(CEILING_S)
+
+
+def lease(db_url: str) -> tuple[str, int] | None:
+    """(owner, epoch) of table t1's lease, once a referee took it."""
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute("SELECT owner, epoch FROM bosun_leases WHERE table_id = 't1'")
+        found = row.fetchone()
+    return (found[0], found[1]) if found else None
+
+
+def owner_and_other(referees: list[Referee], db_url: str) -> tuple[Referee, Referee]:
+    """The referee that took table t1 first (epoch 1), and the other."""
+    owner_name, epoch = until(lambda: lease(db_url), lambda found: found is not None)
+    assert epoch == 1
+    owner, other = sorted(referees, key=lambda r: not owner_name.endswith(f":{r.process.pid}"))
+    assert owner_name.endswith(f":{owner.process.pid}")
+    assert other.table() is None  # one referee a table
+    return owner, other
+
+
+def stored(db_url: str) -> list:
+    with Store.open(db_url) as store:
+        return store.entries("t1")
+
+
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
+@pytest.mark.parametrize("servers", ["nats_server", "nats_cluster"])
+def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, servers, postgres_url):
+    # one NATS server, or three in a cluster: the ship on the second, the referees on any
+    nats_server = request.getfixturevalue(servers)
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
+    ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
+    try:
+        owner, other = owner_and_other(referees, postgres_url)
+
+        until(owner.table, lambda s: s["ship"]["online"])
+        seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
+        seats = seats["seats"]
+
+        def card(referee: Referee, player: str, value: int) -> None:
+            answer = referee.http.post(
+                f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
+            )
+            assert answer.status_code == 200, answer.text
+
+        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+            card(owner, player, value)
+        for t_ms, zone, item in ((1000.0, 8, "barrel"), (2000.0, 5, "rat"), (3000.0, 3, "boat")):
+            ship.event("place", t_ms, zone=zone, grams=W[item])
+        until(owner.table, lambda s: s["state"]["round"] == 2)
+        for player, value in (("ann", 8), ("bob", 1), ("cy", 2)):
+            card(owner, player, value)
+        announce = {"type": "announce", "pieces": 2}  # RR9: zone 8 already holds the barrel
+        assert owner.http.post(f"/api/seat/{seats['ann']}", json=announce).status_code == 200
+        ship.event("place", 4000.0, zone=8, grams=W["chest"])
+        mid_turn = until(owner.table, lambda s: s["state"]["pieces_loaded"] == 1)
+        while not ship.commands.empty():
+            ship.commands.get_nowait()
+
+        killed_at = time.monotonic()
+        owner.kill()
+        # the ship goes on while nobody referees: the stream keeps what it sends
+        ship.event("place", 5000.0, zone=8, grams=W["crate"])
+        until(lambda: lease(postgres_url), lambda found: found[1] == 2, TAKEOVER_S + 1)
+        taken_s = time.monotonic() - killed_at
+        assert taken_s <= TAKEOVER_S, f"taken over after {taken_s:.1f} s"
+        assert lease(postgres_url)[0].endswith(f":{other.process.pid}")
+
+        # state rebuilt from the log, then the event sent meanwhile: ann's turn ended (RR9),
+        # cy's (card 2) is next
+        after = until(other.table, lambda s: s is not None and s["state"]["turn"] == "cy")
+        assert after["game_id"] == mid_turn["game_id"]
+        assert after["state"]["ship"]["8"] == ["barrel", "chest", "crate"]
+        ship.next_led()  # the LED prompts resume, from the new referee
+        assert other.http.get(f"/api/seat/{seats['ann']}").json()["state"]["my_card"] == 8
+
+        ship.event("place", 6000.0, zone=2, grams=W["bottle"])  # cy's piece on her target
+        until(other.table, lambda s: s["state"]["turn"] == "bob")
+
+        entries = stored(postgres_url)
+        seqs = sorted(e.seq for e in entries if e.kind == "ship_event")
+        assert seqs == [1, 2, 3, 4, 5, 6]  # none lost, none stored twice
+        loads = [e.payload for e in entries if e.kind == "action" and e.payload["type"] == "load"]
+        assert [(a["zone"], a["item"]) for a in loads] == [
+            (8, "barrel"), (5, "rat"), (3, "boat"), (8, "chest"), (8, "crate"), (2, "bottle"),
+        ]  # fmt: skip
+        assert other.stop() == 0
+    finally:
+        ship.close()
+        for referee in referees:
+            if referee.process.poll() is None:
+                referee.stop()
+
+
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
+def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
+    tmp_path, nats_server, postgres_url
+):
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
+    ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
+    try:
+        owner, other = owner_and_other(referees, postgres_url)
+        until(owner.table, lambda s: s["ship"]["online"])
+        seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
+        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+            answer = owner.http.post(
+                f"/api/seat/{seats['seats'][player]}", json={"type": "card", "value": value}
+            )
+            assert answer.status_code == 200, answer.text
+        ship.event("place", 1000.0, zone=8, grams=W["barrel"])  # bob's, on his target
+        before = until(owner.table, lambda s: s["state"]["turn"] == "cy")
+
+        with psycopg.connect(postgres_url, autocommit=True) as conn:  # its locks go with it
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = %s",
+                (f"bosun-leases {lease(postgres_url)[0]}",),
+            )
+        assert owner.process.wait(CEILING_S) == 1  # it stops rather than referee unfenced
+        assert "this referee stopped" in owner.errors()
+        until(lambda: lease(postgres_url), lambda found: found[1] == 2, TAKEOVER_S + 1)
+        after = until(other.table, lambda s: s is not None and s["state"] == before["state"])
+        assert after["game_id"] == before["game_id"]
+        ship.event("place", 2000.0, zone=5, grams=W["rat"])  # cy's, on her target
+        until(other.table, lambda s: s["state"]["turn"] == "ann")
+        seqs = sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event")
+        assert seqs == [1, 2]
+        assert other.stop() == 0
+    finally:
+        ship.close()
+        for referee in referees:
+            if referee.process.poll() is None:
+                referee.stop()
+
+
+def test_a_referee_nats_does_not_know_cannot_start(tmp_path, nats_server, postgres_url):
+    (tmp_path / "bosun.toml").write_text(TABLES)
+    (tmp_path / "nats-password").write_text("not-the-password\n")
+    ran = subprocess.run(
+        [
+            BOSUN,
+            "run",
+            "--cluster",
+            nats_server.url,
+            "--cluster-password-file",
+            str(tmp_path / "nats-password"),
+            "--db",
+            postgres_url,
+            "--port",
+            str(free_port()),
+        ],  # fmt: skip
+        cwd=tmp_path,
+        env={**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret"},
+        capture_output=True,
+        text=True,
+        timeout=CEILING_S,
+    )
+    assert ran.returncode == 1
+    assert "no NATS JetStream at" in ran.stderr and "uthorization" in ran.stderr
+    assert lease(postgres_url) is None  # it took no table
