@@ -137,8 +137,11 @@ class TableBots:
     async def _run(self) -> None:
         await asyncio.to_thread(self._network.start)
         while True:
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancel that
+            # comes as the wait ends, and stop() then waited for this loop for ever
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._state_changed.wait(), self.tick_s)
+                async with asyncio.timeout(self.tick_s):
+                    await self._state_changed.wait()
             self._state_changed.clear()
             try:
                 await self._step()

@@ -79,8 +79,9 @@ async def stream(
         sent = json.loads(whole)
         yield {"event": "snapshot", "data": whole}
         while not streams.closing and not await request.is_disconnected():
-            try:
-                await asyncio.wait_for(changed.wait(), timeout=IDLE_CHECK_S)
+            try:  # (asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel)
+                async with asyncio.timeout(IDLE_CHECK_S):
+                    await changed.wait()
             except TimeoutError:
                 continue
             changed.clear()
