@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import REPO
+from support.polling import until
 
 from bosun.bus.broker import free_port, wait_for_port
 
@@ -57,8 +58,12 @@ def test_the_wheel_without_extras_runs_every_command_and_serves_the_api_docs(tmp
     try:
         assert wait_for_port("127.0.0.1", port, 120, service), service.stderr.read()
         base = f"http://127.0.0.1:{port}"
-        home_page = httpx.get(f"{base}/", timeout=30)
-        assert home_page.status_code == 200 and "demo-1" in home_page.text
+        # the web answers first; the demo's table joins a moment later (its ship boots)
+        home_page = until(
+            lambda: httpx.get(f"{base}/", timeout=30),
+            lambda page: page.status_code == 200 and "demo-1" in page.text,
+        )
+        assert home_page.status_code == 200
         docs = httpx.get(f"{base}/api/docs", timeout=30)
         assert docs.status_code == 200
         assert "http" not in docs.text.replace(base, "")  # nothing from elsewhere
