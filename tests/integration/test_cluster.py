@@ -158,9 +158,15 @@ def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, serve
         ship.event("place", 6000.0, zone=2, grams=W["bottle"])  # cy's piece on her target
         until(other.table, lambda s: s["state"]["turn"] == "bob")
 
+        # what the ship sent is stored in batches, a little behind the live view: once all
+        # of it is in, none lost and none stored twice
+        def ship_seqs() -> list[int]:
+            return sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event")
+
+        until(ship_seqs, lambda seqs: len(seqs) >= 6)
         entries = stored(postgres_url)
         seqs = sorted(e.seq for e in entries if e.kind == "ship_event")
-        assert seqs == [1, 2, 3, 4, 5, 6]  # none lost, none stored twice
+        assert seqs == [1, 2, 3, 4, 5, 6]
         loads = [e.payload for e in entries if e.kind == "action" and e.payload["type"] == "load"]
         assert [(a["zone"], a["item"]) for a in loads] == [
             (8, "barrel"), (5, "rat"), (3, "boat"), (8, "chest"), (8, "crate"), (2, "bottle"),
@@ -206,7 +212,10 @@ def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
         assert after["game_id"] == before["game_id"]
         ship.event("place", 2000.0, zone=5, grams=W["rat"])  # cy's, on her target
         until(other.table, lambda s: s["state"]["turn"] == "ann")
-        seqs = sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event")
+        seqs = until(  # stored in a batch, a little behind the live view
+            lambda: sorted(e.seq for e in stored(postgres_url) if e.kind == "ship_event"),
+            lambda seqs: len(seqs) >= 2,
+        )
         assert seqs == [1, 2]
         assert other.stop() == 0
     finally:
