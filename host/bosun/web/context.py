@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request
+from starlette.requests import ClientDisconnect
 
 from bosun.referee.view import TableView
 
@@ -69,7 +70,10 @@ class WebContext:
 
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object (at most MAX_BODY_BYTES), or ApiError saying what is wrong."""
-    body = await request.body()
+    try:
+        body = await request.body()
+    except ClientDisconnect:  # (a bot stopped, a page closed): nothing done, nothing logged
+        raise ApiError(400, "the client went away before its request arrived") from None
     if len(body) > MAX_BODY_BYTES:
         raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
     try:
