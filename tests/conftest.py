@@ -67,14 +67,20 @@ def mosquitto():
     broker.close()
 
 
+def nats_server_executable() -> str:
+    """The nats-server the tests start their own servers with (skip without, fail in CI)."""
+    from nats_server import find_nats_server
+
+    found = find_nats_server()
+    return found or require_executable("nats-server", "Debian: apt-get install nats-server")
+
+
 @pytest.fixture
 def nats_server(tmp_path):
     """A private, real NATS server with JetStream and its MQTT listener, on free ports."""
-    from nats_server import NatsServer, find_nats_server
+    from nats_server import NatsServer
 
-    executable = find_nats_server()
-    if executable is None:
-        executable = require_executable("nats-server", "Debian: apt-get install nats-server")
+    executable = nats_server_executable()
     server = NatsServer(executable, tmp_path / "nats").start()
     yield server
     server.close()
@@ -83,11 +89,9 @@ def nats_server(tmp_path):
 @pytest.fixture
 def nats_cluster(tmp_path):
     """Three private NATS servers in one cluster (JetStream clustered, MQTT on each)."""
-    from nats_server import NatsCluster, find_nats_server
+    from nats_server import NatsCluster
 
-    executable = find_nats_server()
-    if executable is None:
-        executable = require_executable("nats-server", "Debian: apt-get install nats-server")
+    executable = nats_server_executable()
     cluster = NatsCluster(executable, tmp_path / "nats").start()
     yield cluster
     cluster.close()

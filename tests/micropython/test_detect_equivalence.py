@@ -83,8 +83,9 @@ def session(tmp_path_factory) -> tuple[Path, Path]:
     return trace, items
 
 
-def test_micropython_and_cpython_print_the_same_events(micropython, session):
-    trace, items = session
+def detected_alike(micropython: str, trace: Path, items: Path) -> str:
+    """What firmware/tools/detect.py prints under MicroPython for `trace`, once checked to be
+    byte for byte what `bosun detect` prints under CPython."""
     ours = subprocess.run(
         [micropython, str(TOOL), str(trace), str(items)], capture_output=True, text=True
     )
@@ -96,7 +97,13 @@ def test_micropython_and_cpython_print_the_same_events(micropython, session):
     )
     assert host.returncode == 0, host.stderr
     assert ours.stdout == host.stdout
-    types = [json.loads(line)["type"] for line in ours.stdout.splitlines()]
+    return ours.stdout
+
+
+def test_micropython_and_cpython_print_the_same_events(micropython, session):
+    trace, items = session
+    printed = detected_alike(micropython, trace, items)
+    types = [json.loads(line)["type"] for line in printed.splitlines()]
     for kind in ("place", "leaving", "shift", "fall", "touch", "knock"):
         assert kind in types
 
@@ -110,18 +117,8 @@ def test_micropython_and_cpython_agree_on_a_recorded_deck_fall_before_a_load_els
     trace = RECORDED / "harbour_barrel_lifted_off_dock4_then_one_loaded_onto_dock2.csv"
     items = tmp_path / "items.json"
     items.write_text(json.dumps(HARBOUR_ITEM_GRAMS))
-    ours = subprocess.run(
-        [micropython, str(TOOL), str(trace), str(items)], capture_output=True, text=True
-    )
-    assert ours.returncode == 0, ours.stderr
-    host = subprocess.run(
-        [sys.executable, "-m", "bosun.cli", "detect", str(trace), "--items", str(items)],
-        capture_output=True,
-        text=True,
-    )
-    assert host.returncode == 0, host.stderr
-    assert ours.stdout == host.stdout
-    events = [json.loads(line) for line in ours.stdout.splitlines()]
+    printed = detected_alike(micropython, trace, items)
+    events = [json.loads(line) for line in printed.splitlines()]
     assert [e["type"] for e in events if e["t_ms"] >= 207000] == ["leaving", "fall", "place"]
 
 
