@@ -1,0 +1,98 @@
+"""Referees of a cluster for the tests: `bosun run --cluster` processes on a private NATS
+(tests/nats_server.py) and PostgreSQL, and what the tests read of their leases and store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import psycopg
+
+from bosun.bus.broker import free_port, wait_for_port
+from bosun.store import Store
+from support.polling import until
+from support.service import CEILING_S
+
+BOSUN = str(Path(sys.executable).parent / "bosun")
+TAKEOVER_S = 5.0  # the issue's promise: a killed referee's tables go on within 5 s
+TABLES = """
+[[table]]
+id = "t1"
+settle_s = 0
+players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" },
+           { name = "cy", colour = "#f4d35e" }]
+"""
+
+
+class Referee:
+    """One `bosun run --cluster` process and its web API."""
+
+    def __init__(self, workdir: Path, nats, db_url: str, nats_url: str | None = None) -> None:
+        self.port = free_port()
+        env = {**os.environ, "BOSUN_OPERATOR_KEY": "operator-secret"}
+        self.log = workdir / f"referee-{self.port}.log"  # a file: a pipe nobody reads fills up
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [
+                    BOSUN,
+                    "run",
+                    "--cluster",
+                    nats_url or nats.url,
+                    "--cluster-password-file",
+                    str(workdir / "nats-password"),
+                    "--db",
+                    db_url,
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=workdir,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+        assert wait_for_port("127.0.0.1", self.port, CEILING_S, self.process), self.errors()
+        self.http = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=CEILING_S)
+
+    def errors(self) -> str:
+        return self.log.read_text()[-2000:]
+
+    def table(self, table_id: str = "t1") -> dict | None:
+        response = self.http.get(f"/api/tables/{table_id}")
+        return response.json() if response.status_code == 200 else None
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.http.close()
+
+    def stop(self) -> int:
+        self.http.close()
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(CEILING_S)
+
+
+def lease(db_url: str) -> tuple[str, int] | None:
+    """(owner, epoch) of table t1's lease, once a referee took it."""
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute("SELECT owner, epoch FROM bosun_leases WHERE table_id = 't1'")
+        found = row.fetchone()
+    return (found[0], found[1]) if found else None
+
+
+def owner_and_other(referees: list[Referee], db_url: str) -> tuple[Referee, Referee]:
+    """The referee that took table t1 first (epoch 1), and the other."""
+    owner_name, epoch = until(lambda: lease(db_url), lambda found: found is not None)
+    assert epoch == 1
+    owner, other = sorted(referees, key=lambda r: not owner_name.endswith(f":{r.process.pid}"))
+    assert owner_name.endswith(f":{owner.process.pid}")
+    assert other.table() is None  # one referee a table
+    return owner, other
+
+
+def stored(db_url: str) -> list:
+    with Store.open(db_url) as store:
+        return store.entries("t1")
