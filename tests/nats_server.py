@@ -1,7 +1,8 @@
 """A private, throwaway NATS server with JetStream and its MQTT listener, for tests and benches.
 
 Nobody connects anonymously: one account with JetStream holds a user for the referees and one
-for the ships; both listeners (NATS and MQTT) are on free loopback ports.
+for each table's ship (`ships`, allowed its own table's topics alone); both listeners (NATS
+and MQTT) are on free loopback ports.
 """
 
 from __future__ import annotations
@@ -37,6 +38,17 @@ def find_nats_server() -> str | None:
     )
 
 
+def ship_user(table: str, user: str, password: str) -> str:
+    """A ship's NATS user: it publishes only its own table's ship/* and reads only its own
+    commands."""
+    topics = ", ".join(f'"bosun.{table}.ship.{name}"' for name in SHIP_SENDS)
+    return (
+        f'{{user: "{user}", password: "{password}", permissions: {{'
+        f" publish: {{ allow: [{topics}] }},"
+        f' subscribe: {{ allow: ["bosun.{table}.ship.cmd", "$MQTT.sub.>"] }} }} }}'
+    )
+
+
 class NatsServer:
     """`nats-server -c <generated config>`; `.url`, `.mqtt_port`, the two users' logins."""
 
@@ -44,22 +56,30 @@ class NatsServer:
         self,
         executable: str,
         folder: Path | None = None,
-        table: str = "t1",
+        tables: tuple[str, ...] = ("t1",),
         ports: tuple[int, int] | None = None,
     ) -> None:
         self.executable = executable
         self.cluster = ""  # a cluster's block (NatsCluster), else a server on its own
-        self.table = table  # the one ship user's table
         self.folder = folder or Path(tempfile.mkdtemp(prefix="bosun-nats-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port, self.mqtt_port = ports or distinct_free_ports(2)
         self.referee = ("referee", secrets.token_urlsafe(12))
-        self.ship = ("ship", secrets.token_urlsafe(12))
+        # each table's ship its own login; the first table's is `ship`
+        self.ships = {
+            table: ("ship" if n == 0 else f"ship-{table}", secrets.token_urlsafe(12))
+            for n, table in enumerate(tables)
+        }
         self.process: subprocess.Popen | None = None
 
     @property
     def host(self) -> str:
         return "127.0.0.1"
+
+    @property
+    def ship(self) -> tuple[str, str]:
+        """The first table's ship's login."""
+        return next(iter(self.ships.values()))
 
     @property
     def url(self) -> str:
@@ -68,14 +88,10 @@ class NatsServer:
 
     def config(self) -> str:
         store = self.folder / "jetstream"
-        # a ship publishes only its own table's ship/* and reads only its own commands
-        ship_topics = ", ".join(f'"bosun.{self.table}.ship.{name}"' for name in SHIP_SENDS)
-        ship = (
-            f'{{user: "{self.ship[0]}", password: "{self.ship[1]}", permissions: {{'
-            f" publish: {{ allow: [{ship_topics}] }},"
-            f' subscribe: {{ allow: ["bosun.{self.table}.ship.cmd", "$MQTT.sub.>"] }} }} }}'
+        users = ", ".join(
+            [f'{{user: "{self.referee[0]}", password: "{self.referee[1]}"}}']
+            + [ship_user(table, *login) for table, login in self.ships.items()]
         )
-        users = f'{{user: "{self.referee[0]}", password: "{self.referee[1]}"}}, {ship}'
 
         return f"""
 server_name: bosun_test_{self.port}
@@ -133,7 +149,7 @@ class NatsCluster:
         route = ("route", secrets.token_urlsafe(12))
         route_ports = [ports[3 * n + 2] for n in range(size)]
         for node, port in zip(self.nodes, route_ports, strict=True):
-            node.referee, node.ship = first.referee, first.ship
+            node.referee, node.ships = first.referee, first.ships
             routes = ", ".join(
                 f"nats-route://{route[0]}:{route[1]}@127.0.0.1:{other}"
                 for other in route_ports
@@ -198,6 +214,10 @@ cluster {{
     @property
     def ship(self) -> tuple[str, str]:
         return self.nodes[0].ship
+
+    @property
+    def ships(self) -> dict[str, tuple[str, str]]:
+        return self.nodes[0].ships
 
     @property
     def host(self) -> str:

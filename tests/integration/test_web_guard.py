@@ -210,3 +210,24 @@ def test_one_address_holds_a_bounded_number_of_live_streams(service):
     finally:
         for sock in held:
             sock.close()
+
+
+def test_a_cluster_s_pages_may_ask_its_referees_and_nothing_else():
+    # bosun.web.cluster: a page asks the other referees where its table went; what the
+    # leases table says of them reaches the policy only as plain origins
+    from bosun.web.guard import RequestGuard
+
+    said = [
+        "http://10.0.0.7:8080",
+        "http://[fd00::7]:8080",
+        "http://evil; script-src *",  # would end the directive and start another
+        "javascript:alert(1)",
+        "https://hall-2.local:8443",
+    ]
+    policy = RequestGuard.policy(lambda: said)
+    directives = dict(d.split(" ", 1) for d in policy.split("; "))
+    assert directives["connect-src"] == (
+        "'self' http://10.0.0.7:8080 http://[fd00::7]:8080 https://hall-2.local:8443"
+    )
+    assert directives["script-src"] == "'self'"
+    assert policy.replace(directives["connect-src"], "'self'") == CONTENT_SECURITY_POLICY

@@ -93,6 +93,6 @@ def owner_and_other(referees: list[Referee], db_url: str) -> tuple[Referee, Refe
     return owner, other
 
 
-def stored(db_url: str) -> list:
+def stored(db_url: str, table_id: str = "t1") -> list:
     with Store.open(db_url) as store:
-        return store.entries("t1")
+        return store.entries(table_id)

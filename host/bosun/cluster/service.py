@@ -2,18 +2,30 @@
 
 Every referee of a cluster runs `bosun run --cluster ...` with the same tables file and the
 same PostgreSQL store; none starts a broker (the ships reach the NATS servers' MQTT listeners).
-Every LEASE_POLL_S a referee checks that it still holds its tables (bosun.store.leases) and
-tries to take each table nobody holds: a table taken is rebuilt from its log
-(`resume_or_start`, as after a restart), given a `FencedStore` and an `EntryWriter` of its own,
-and then followed on the stream. A referee that finds it lost a table, its leases' connection
-or NATS for good stops (fail-stop): another takes its tables within a poll, and its writes were
-fenced meanwhile.
+Every LEASE_POLL_S a referee checks that it still holds its tables (bosun.store.leases), looks
+at who else is in the cluster, and keeps its share: with N live referees and T tables, at most
+ceil(T / N) tables each (`fair_share`). Below it, it takes tables nobody holds; above it (a
+referee joined), it gives tables up, cleanly: it stops deciding, stores what is waiting,
+leaves the table's stream, frees the lock, and the newcomer takes the table within a poll.
+Which tables each keeps is rendezvous hashing (`preference`): every referee ranks the tables
+its own way, so a join or a leave moves few tables and none back and forth.
+
+A table taken is rebuilt from its log (`resume_or_start`, as after a restart), given a
+`FencedStore` and an `EntryWriter` of its own, and then followed on the stream. A referee that
+finds it lost a table, its leases' connection or NATS for good stops (fail-stop): another
+takes its tables within a poll, and its writes were fenced meanwhile.
+
+Every referee serves the web for its own tables and says, at /api/cluster, which referee holds
+every other one: a page whose referee gave its table up or died finds the table's new referee
+there and goes on on its pages (bosun.web.cluster).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import math
 import os
 import signal
 import socket
@@ -21,6 +33,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from bosun.bus.access import lan_address
 from bosun.bus.nats_stream import NatsAccess, NatsBus
 from bosun.referee.clock import LoopClock
 from bosun.referee.entry_writer import EntryWriter
@@ -28,12 +41,25 @@ from bosun.referee.runtime import TableRuntime
 from bosun.referee.traces import TraceWriter
 from bosun.service import STOP_BUS_S, STOP_STORE_S, Service, ServiceOptions, _step
 from bosun.store import Store, StoreError
-from bosun.store.leases import FencedStore, LeaseLost, TableLeases
+from bosun.store.leases import FencedStore, LeaseLost, Survey, TableLeases
 from bosun.tables import TableConfig
 
 log = logging.getLogger(__name__)
 
 LEASE_POLL_S = 0.5  # how often a referee looks for tables nobody referees (failover time)
+STATUS_ASKS = 5  # polls a taken table's ship is asked for its status while none is known
+
+
+def fair_share(tables: int, referees: int) -> int:
+    """The most tables one of `referees` live referees holds: together they hold them all."""
+    return math.ceil(tables / max(1, referees))
+
+
+def preference(owner: str, table_id: str) -> int:
+    """How much `owner` wants `table_id` (rendezvous hashing): keep the most wanted, give up
+    the least; every referee ranks the tables differently, and the same way every time."""
+    digest = hashlib.blake2b(f"{owner}\n{table_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 @dataclass(frozen=True)
@@ -57,6 +83,8 @@ class ClusterService(Service):
         self._fenced: dict[str, tuple[FencedStore, EntryWriter]] = {}
         self._lease_task: asyncio.Task | None = None
         self._cluster_stopping = False
+        self.survey = Survey((), {})  # the cluster at the last poll (the pages read it)
+        self._status_asks: dict[str, int] = {}  # table id -> times its ship was asked
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -71,6 +99,7 @@ class ClusterService(Service):
             self._nats = NatsBus(self.cluster.nats, self._route, self._give_up)
             await self._nats.start()
             await self._start_http()
+            await asyncio.to_thread(self.leases.announce, self.public_url)
             self._lease_task = asyncio.create_task(self._keep_leases())
         except BaseException:
             await self.stop()
@@ -84,17 +113,45 @@ class ClusterService(Service):
         store, writer = self._fenced[config.id]
         return TableRuntime(config, store, self._nats, self.clock, self._traces, writer)
 
+    @property
+    def public_url(self) -> str:
+        """Where browsers reach this referee's pages (its network address if it listens on
+        every interface)."""
+        host = self.options.http_host
+        if host in ("0.0.0.0", "::", ""):
+            host = lan_address() or "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.http_url.rsplit(':', 1)[1]}"
+
+    def cluster_map(self) -> dict[str, object]:
+        """Where each table's pages are now, as the last poll saw it (for /api/cluster)."""
+        tables = {
+            config.id: (holder.web_url or None)
+            if (holder := self.survey.holders.get(config.id))
+            else None
+            for config in self.options.tables
+        }
+        for table_id in self.runtimes:
+            tables[table_id] = self.public_url
+        return {"here": self.public_url, "referees": self.referee_urls(), "tables": tables}
+
+    def referee_urls(self) -> list[str]:
+        return [r.web_url for r in self.survey.referees if r.web_url]
+
+    def _create_app(self):
+        from bosun.web.app import create_app
+
+        return create_app(self.tables, self.options.operator_key, store=self._store, cluster=self)
+
     async def _keep_leases(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
                 await asyncio.to_thread(self.leases.check)
-                for config in self.options.tables:
-                    if config.id in self.runtimes:
-                        continue
-                    epoch = await asyncio.to_thread(self.leases.try_take, config.id)
-                    if epoch is not None:
-                        await self._take(config, epoch, loop)
+                self.survey = await asyncio.to_thread(self.leases.survey)
+                await self._balance(loop)
+                self._ask_unknown_ships()
             except (LeaseLost, StoreError) as why:
                 self._give_up(str(why))
                 return
@@ -104,12 +161,57 @@ class ClusterService(Service):
                 return
             await asyncio.sleep(LEASE_POLL_S)
 
+    async def _balance(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hold this referee's fair share: give the least wanted tables up, or take the most
+        wanted of those nobody holds."""
+        owner = self.cluster.owner
+        share = fair_share(len(self.options.tables), len(self.survey.referees))
+        held = sorted(self.runtimes, key=lambda table_id: preference(owner, table_id))
+        for table_id in held[: max(0, len(held) - share)]:
+            await self._release(table_id)
+        free = [c for c in self.options.tables if c.id not in self.runtimes]
+        free = [c for c in free if c.id not in self.survey.holders]
+        for config in sorted(free, key=lambda c: preference(owner, c.id), reverse=True):
+            if len(self.runtimes) >= share:
+                break
+            epoch = await asyncio.to_thread(self.leases.try_take, config.id)
+            if epoch is not None:
+                await self._take(config, epoch, loop)
+
+    def _ask_unknown_ships(self) -> None:
+        """Ask each taken table's ship for its status until one is known, STATUS_ASKS times
+        at most: the stream may no longer hold the status the ship sent when it connected
+        (bounded by age and size), or the ship connected before the stream existed. The answer
+        also says how many events the ship numbered, so none sent meanwhile is missed."""
+        for table_id, asked in list(self._status_asks.items()):
+            runtime = self.runtimes.get(table_id)
+            if runtime is None or runtime.link.status is not None or asked >= STATUS_ASKS:
+                del self._status_asks[table_id]
+                continue
+            self._status_asks[table_id] = asked + 1
+            runtime.link.send({"cmd": "status"})
+
+    async def _release(self, table_id: str) -> None:
+        """Give a table up to another referee: stop deciding, store what waits, leave its
+        stream, then free its lock (a page watching it is sent on: bosun.web.cluster)."""
+        runtime = self.runtimes.pop(table_id)
+        self.tables.pop(table_id, None)
+        runtime.close()
+        runtime.notify()  # its pages' streams end, and find where it went
+        _store, writer = self._fenced.pop(table_id)
+        if not await _step(f"store {table_id}'s last entries", writer.close_async(), STOP_STORE_S):
+            # freed now, the next referee would rebuild without them: stop instead (fenced)
+            raise StoreError(f"could not store table {table_id}'s last entries to give it up")
+        await self._nats.unfollow(table_id)
+        await asyncio.to_thread(self.leases.release, table_id)
+
     async def _take(self, config: TableConfig, epoch: int, loop) -> None:
         """Referee `config`'s table from its log on, then follow its ship on the stream."""
         store = FencedStore(self._store, config.id, epoch)
         self._fenced[config.id] = (store, EntryWriter(store, loop, thread=self._log_thread))
         self.add_table(config)  # rebuilds the unfinished game from the log
         await self._nats.follow(config.id)
+        self._status_asks[config.id] = 0  # asked at the next poll if the stream had no status
         log.warning("refereeing table %s (epoch %d)", config.id, epoch)
 
     def _give_up(self, why: str) -> None:

@@ -171,6 +171,11 @@ class TableView:
 
     # -- watching ------------------------------------------------------------------------------
 
+    @property
+    def closed(self) -> bool:
+        """Nothing more is decided here: the service stops, or (a cluster) the table moved."""
+        return self._runtime.closed
+
     def watch(self, listener: Callable[[], None]) -> None:
         """Call `listener()` after every change of what the snapshots show."""
         self._runtime.listeners.add(listener)

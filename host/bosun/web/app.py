@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from bosun.referee.view import TableView
 from bosun.web.api import create_api
 from bosun.web.calibration import CalibrationDesk, create_calibration_api
+from bosun.web.cluster import Directory, create_cluster_api
 from bosun.web.context import WebContext
 from bosun.web.game_steps import create_steps_api
 from bosun.web.guard import RequestGuard
@@ -53,10 +54,12 @@ def create_app(
     store,
     tables_file: str | Path | None = None,
     pairing: Pairing | None = None,
+    cluster: Directory | None = None,
 ) -> FastAPI:
     """The whole web app over the tables' views and the service's store; `tables_file` is
     where the calibration wizard writes item weights of configured tables (None: kept in
-    memory); `pairing` is the service that pairs real tables' ships (None: nobody does)."""
+    memory); `pairing` is the service that pairs real tables' ships (None: nobody does);
+    `cluster` says where a cluster's tables are served (None: one process, no cluster)."""
     app = create_api(tables, operator_key)
     path = Path(tables_file) if tables_file else None
     ctx = WebContext(tables, operator_key, store=store, tables_file=path)
@@ -70,6 +73,8 @@ def create_app(
     app.include_router(create_stats_api(archive))
     app.include_router(create_calibration_api(ctx, app.state.calibration))
     app.include_router(create_pairing_api(ctx, pairing))
+    if cluster is not None:
+        app.include_router(create_cluster_api(cluster))
     app.include_router(create_pages(ctx))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -79,5 +84,8 @@ def create_app(
         return HTMLResponse(API_DOCS_HTML)
 
     # outermost: its headers go on every answer, also on errors and static files
-    app.add_middleware(RequestGuard)
+    if cluster is None:
+        app.add_middleware(RequestGuard)
+    else:
+        app.add_middleware(RequestGuard, connect_origins=cluster.referee_urls)
     return app

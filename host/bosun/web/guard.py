@@ -16,7 +16,9 @@ needs a secret anyway (a seat token in its path, or the operator key).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -40,6 +42,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "frame-ancestors 'none'",
     )
 )
+# a cluster's referee lets its pages ask the other referees where their table went
+# (bosun.web.cluster): their origins, and nothing that could end the policy's directive
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]{1,300}")
 SECURITY_HEADERS = {
     "content-security-policy": CONTENT_SECURITY_POLICY,
     "x-frame-options": "DENY",
@@ -75,8 +80,10 @@ class RequestGuard:
         app: ASGIApp,
         per_client: int = MAX_STREAMS_PER_CLIENT,
         total: int = MAX_STREAMS_TOTAL,
+        connect_origins: Callable[[], list[str]] | None = None,
     ) -> None:
         self.app = app
+        self.connect_origins = connect_origins
         self.per_client = per_client
         self.total = total
         self.streams: Counter[str] = Counter()
@@ -91,6 +98,8 @@ class RequestGuard:
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS.items():
                     headers[name] = value
+                if self.connect_origins is not None:
+                    headers["content-security-policy"] = self.policy(self.connect_origins)
             await send(message)
 
         headers = Headers(scope=scope)
@@ -104,6 +113,14 @@ class RequestGuard:
             await self.serve_stream(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
+
+    @staticmethod
+    def policy(connect_origins: Callable[[], list[str]]) -> str:
+        """The content security policy, the cluster's referees allowed in `connect-src`."""
+        origins = [o for o in connect_origins() if ORIGIN.fullmatch(o)]
+        return CONTENT_SECURITY_POLICY.replace(
+            "connect-src 'self'", " ".join(["connect-src 'self'", *origins])
+        )
 
     def check_write(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
         """(status, why) when a write must be refused, else None."""

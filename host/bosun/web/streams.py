@@ -85,8 +85,8 @@ async def stream(
             except TimeoutError:
                 continue
             changed.clear()
-            if streams.closing:
-                return
+            if streams.closing or view.closed:
+                return  # a table that moved (a cluster): the page finds it again
             if valid is not None and not valid():
                 message = "this seat link belongs to a finished game"
                 yield {"event": "ended", "data": json.dumps({"error": message})}

@@ -112,6 +112,44 @@ Bosun.withKey = function (path, key) {
   return path + (path.indexOf("?") >= 0 ? "&" : "?") + "key=" + encodeURIComponent(key);
 };
 
+// -- a cluster's referees (bosun run --cluster) --------------------------------------------
+// Each referee serves the tables it holds. A page whose table moved (its referee gave it up,
+// or died) finds where it went at /api/cluster, of its referee or of any other it knew, and
+// goes there with the same path: a seat link's token is in the path, so the seat goes along.
+Bosun.cluster = null; // the last /api/cluster answer; stays null outside a cluster
+Bosun.tableId = null; // the table this page shows (from its snapshots)
+
+Bosun.clusterMap = async function (origin) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 2000);
+  try {
+    const response = await fetch(origin + "/api/cluster", { signal: controller.signal, cache: "no-store" });
+    return response.ok ? await response.json() : null;
+  } catch (err) {
+    return null; // that referee is away (or this is no cluster)
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+// "here": reconnect here (or this is no cluster); "moved": the page is going to the
+// table's referee; "unknown": no referee answered or none holds the table yet: wait, ask again.
+Bosun.followTable = async function () {
+  if (!Bosun.cluster || !Bosun.tableId) return "here";
+  const others = Bosun.cluster.referees.filter((url) => url !== location.origin);
+  for (const origin of [location.origin].concat(others)) {
+    const map = await Bosun.clusterMap(origin);
+    if (!map) continue;
+    Bosun.cluster = map;
+    const holder = map.tables[Bosun.tableId];
+    if (!holder) return "unknown";
+    if (holder === location.origin) return "here";
+    location.replace(holder + location.pathname + location.search + location.hash);
+    return "moved";
+  }
+  return "unknown";
+};
+
 // A live stream of snapshots (server-sent events) that reconnects by itself.
 // handlers: snapshot(data), state("live" | "reconnecting" | "connecting"), ended(data)
 Bosun.live = function (url, handlers) {
@@ -131,12 +169,14 @@ Bosun.live = function (url, handlers) {
     source.addEventListener("open", () => {
       retryMs = 500;
       setState("live");
+      if (!Bosun.cluster) Bosun.clusterMap(location.origin).then((map) => (Bosun.cluster = Bosun.cluster || map));
     });
     let last = null; // the stream's snapshot as it stands: a patch says what changed in it
     function arrived(snapshot, patched) {
       const at = Date.now();
       Bosun.lastSnapshotAt = at;
       last = snapshot;
+      if (snapshot.table && snapshot.table.id) Bosun.tableId = snapshot.table.id;
       handlers.snapshot(snapshot, at);
       // for whoever listens (the browser tests time the table view with it); kept nowhere
       window.dispatchEvent(new CustomEvent("bosun:snapshot", { detail: { snapshot: snapshot, at: at, patched: patched } }));
@@ -155,16 +195,23 @@ Bosun.live = function (url, handlers) {
       source.close();
       if (closed) return;
       setState("reconnecting");
-      const wait = retryMs;
-      retryMs = Math.min(retryMs * 2, 3000);
-      setTimeout(async () => {
-        if (handlers.check) {
-          const goOn = await handlers.check();
-          if (!goOn) return;
-        }
-        open();
-      }, wait);
+      reconnect();
     });
+  }
+  function reconnect() {
+    const wait = retryMs;
+    retryMs = Math.min(retryMs * 2, 3000);
+    setTimeout(async () => {
+      if (closed) return;
+      const where = await Bosun.followTable();
+      if (where === "moved") return;
+      if (where === "unknown") return reconnect();
+      if (handlers.check) {
+        const goOn = await handlers.check();
+        if (!goOn) return;
+      }
+      open();
+    }, wait);
   }
   open();
   return {
