@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pexpect
+from support.polling import CEILING_S
 
 from bosun.games.match import Match, replay
 
@@ -19,7 +20,7 @@ def start(tmp_path: Path, *args: str) -> pexpect.spawn:
         BOSUN,
         ["play", "riffraff", "--log", str(tmp_path / "game.jsonl"), *args],
         encoding="utf-8",
-        timeout=15,
+        timeout=CEILING_S,  # each answer comes at once; a ceiling for a busy machine
         dimensions=(40, 120),
     )
 
