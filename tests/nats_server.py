@@ -139,10 +139,12 @@ class NatsCluster:
     """`size` NATS servers routed into one cluster (JetStream clustered, an MQTT listener on
     each), the same two logins on every node; the routes authenticate too."""
 
-    def __init__(self, executable: str, folder: Path, size: int = 3) -> None:
+    def __init__(
+        self, executable: str, folder: Path, size: int = 3, tables: tuple[str, ...] = ("t1",)
+    ) -> None:
         ports = distinct_free_ports(3 * size)  # no node may take another's port
         self.nodes = [
-            NatsServer(executable, folder / f"n{n}", ports=(ports[3 * n], ports[3 * n + 1]))
+            NatsServer(executable, folder / f"n{n}", tables, ports=(ports[3 * n], ports[3 * n + 1]))
             for n in range(size)
         ]
         first = self.nodes[0]
