@@ -124,7 +124,8 @@ mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}
             return (self.folder / "nats.log").read_text()
         return ""
 
-    def close(self) -> None:
+    def stop(self) -> None:
+        """Stop the server, its stream store kept: `start()` again goes on from it."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -132,6 +133,9 @@ mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    def close(self) -> None:
+        self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
