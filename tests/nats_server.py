@@ -61,6 +61,7 @@ class NatsServer:
     ) -> None:
         self.executable = executable
         self.cluster = ""  # a cluster's block (NatsCluster), else a server on its own
+        self.mqtt_extra = ""  # a cluster's MQTT settings (NatsCluster)
         self.folder = folder or Path(tempfile.mkdtemp(prefix="bosun-nats-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port, self.mqtt_port = ports or distinct_free_ports(2)
@@ -100,7 +101,7 @@ jetstream {{ store_dir: "{store}", max_memory_store: 64MB, max_file_store: 1GB }
 accounts {{
   BOSUN {{ jetstream: enabled, users: [{users}] }}
 }}
-mqtt {{ listen: 127.0.0.1:{self.mqtt_port} }}
+mqtt {{ listen: 127.0.0.1:{self.mqtt_port}{self.mqtt_extra} }}
 {self.cluster}
 """
 
@@ -156,6 +157,10 @@ class NatsCluster:
         route_ports = [ports[3 * n + 2] for n in range(size)]
         for node, port in zip(self.nodes, route_ports, strict=True):
             node.referee, node.ships = first.referee, first.ships
+            # the MQTT sessions' own streams on three nodes too: NATS picks their replicas from
+            # the routes up when the first ship connects (2 of 3, seen here), and then one
+            # node lost is a stream without quorum and every ship on the cluster cut off
+            node.mqtt_extra = f", stream_replicas: {min(size, 3)}"
             routes = ", ".join(
                 f"nats-route://{route[0]}:{route[1]}@127.0.0.1:{other}"
                 for other in route_ports

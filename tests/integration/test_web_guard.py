@@ -223,6 +223,10 @@ def test_a_cluster_s_pages_may_ask_its_referees_and_nothing_else():
         "http://evil; script-src *",  # would end the directive and start another
         "javascript:alert(1)",
         "https://hall-2.local:8443",
+        "http://user@10.0.0.8:8080",
+        "http://10.0.0.9:8080/path",
+        "http://10.0.0.9:99999",
+        "http://10.0.0.9\n:8080",
     ]
     policy = RequestGuard.policy(lambda: said)
     directives = dict(d.split(" ", 1) for d in policy.split("; "))

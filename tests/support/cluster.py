@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import httpx
 import psycopg
 
 from bosun.bus.broker import free_port, wait_for_port
+from bosun.bus.mqtt import send_without_delay
 from bosun.store import Store
 from support.polling import until
-from support.service import CEILING_S
+from support.service import CEILING_S, BrokerShip
 
 BOSUN = str(Path(sys.executable).parent / "bosun")
 TAKEOVER_S = 5.0  # the issue's promise: a killed referee's tables go on within 5 s
@@ -96,3 +100,50 @@ def owner_and_other(referees: list[Referee], db_url: str) -> tuple[Referee, Refe
 def stored(db_url: str, table_id: str = "t1") -> list:
     with Store.open(db_url) as store:
         return store.entries(table_id)
+
+
+class ReconnectingShip(BrokerShip):
+    """A ship that, as the firmware does, announces itself again on every new connection,
+    says its status with the count of its events every `status_every_s` (the firmware's
+    `status_interval_s`; the host asks again for what it missed) and holds an event until the
+    broker took it (a NATS node's MQTT listener may drop its clients while JetStream elects
+    new leaders; paho reconnects by itself)."""
+
+    def __init__(self, *args, status_every_s: float = 2.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.client.on_connect = lambda client, *_: self._announce(client, resubscribe=True)
+        self._closing = threading.Event()
+        self._every = threading.Thread(target=self._status_every, args=(status_every_s,))
+        self._every.start()
+
+    def _announce(self, client, resubscribe: bool = False) -> None:
+        if resubscribe:
+            send_without_delay(client)
+            client.subscribe(self.topic("ship/cmd"), qos=1)
+        status = {"online": True, "fw": "test", "boot": self.boot, "seq": self.seq}
+        client.publish(self.topic("ship/status"), json.dumps(status), 1, retain=True)
+
+    def _status_every(self, period_s: float) -> None:
+        while not self._closing.wait(period_s):
+            if self.client.is_connected():
+                self._announce(self.client)
+
+    def publish(self, name: str, message, retain: bool = False, raw: bytes | None = None):
+        payload = raw if raw is not None else json.dumps(message).encode()
+        deadline = time.monotonic() + CEILING_S
+        while True:
+            until(self.client.is_connected, bool)
+            try:
+                sent = self.client.publish(self.topic(name), payload, qos=1, retain=retain)
+                sent.wait_for_publish(5)
+                if sent.is_published():
+                    return
+            except (RuntimeError, ValueError):
+                pass  # the connection went while it was on its way: again, once back
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} not taken by the broker within {CEILING_S} s")
+
+    def close(self) -> None:
+        self._closing.set()
+        self._every.join()
+        super().close()
