@@ -1,17 +1,21 @@
 """A player's page in a cluster, in real Chromium: when the referee serving it dies (kill -9),
 the page finds the referee that took its table over and goes on there, on its own, with the
-same seat; and the table view follows its table too."""
+same seat; and the table view follows its table too, also to a referee that joined and took
+its share."""
 
 from __future__ import annotations
 
 import pytest
 from browser_kit import PHONE, SCREEN, chromium, screenshot, wait_until
+from conftest import nats_server_executable
+from nats_server import NatsServer
 from support.cluster import TABLES, Referee, owner_and_other
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
 
 from shipsense.pieces import ITEM_GRAMS as W
 
+PLAYERS = '[{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]'
 FOLLOW_MS = 20_000  # takeover within 5 s (the issue's promise), then the page's retries
 
 
@@ -63,3 +67,38 @@ def test_a_seat_page_follows_its_table_to_the_referee_that_took_it_over(
         for referee in referees:
             if referee.process.poll() is None:
                 referee.stop()
+
+
+@pytest.mark.timeout(WHOLE_GAME_CEILING_S)
+def test_a_table_view_follows_its_table_to_a_referee_that_joined(tmp_path, postgres_url):
+    tables = ("t1", "t2")
+    nats = NatsServer(nats_server_executable(), tmp_path / "nats", tables=tables).start()
+    (tmp_path / "bosun.toml").write_text(
+        "".join(f'[[table]]\nid = "{t}"\nsettle_s = 0\nplayers = {PLAYERS}\n\n' for t in tables)
+    )
+    (tmp_path / "nats-password").write_text(nats.referee[1] + "\n")
+    first = Referee(tmp_path, nats, postgres_url)
+    referees = [first]
+    try:
+        until(lambda: [first.table(t) for t in tables], all)  # alone, it holds both
+        with chromium() as browser:
+            pages = {}
+            for table_id in tables:
+                pages[table_id] = browser.new_context(**SCREEN).new_page()
+                pages[table_id].goto(f"http://127.0.0.1:{first.port}/tables/{table_id}")
+                wait_until(pages[table_id], f"s.table.id === '{table_id}'")
+
+            second = Referee(tmp_path, nats, postgres_url)  # the share is one table each now
+            referees.append(second)
+            moved = until(
+                lambda: [t for t in tables if second.table(t) is not None], lambda m: len(m) == 1
+            )[0]
+            stayed = next(t for t in tables if t != moved)
+            pages[moved].wait_for_url(f"http://127.0.0.1:{second.port}/tables/{moved}")
+            wait_until(pages[moved], f"s.table.id === '{moved}'", FOLLOW_MS)
+            assert pages[stayed].url == f"http://127.0.0.1:{first.port}/tables/{stayed}"
+    finally:
+        for referee in referees:
+            if referee.process.poll() is None:
+                referee.stop()
+        nats.close()

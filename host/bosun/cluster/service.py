@@ -55,6 +55,24 @@ def fair_share(tables: int, referees: int) -> int:
     return math.ceil(tables / max(1, referees))
 
 
+def table_places(
+    table_ids: list[str], survey: Survey, owner: str, own_url: str, held: set[str]
+) -> dict[str, str | None]:
+    """Each table's referee's web address: this one's for the tables it holds now, another's
+    as the last poll saw it, None while a table moves (a page asks again a moment later; a
+    table this referee just gave up is never said to be here)."""
+    places: dict[str, str | None] = {}
+    for table_id in table_ids:
+        holder = survey.holders.get(table_id)
+        if table_id in held:
+            places[table_id] = own_url
+        elif holder is None or holder.owner == owner:
+            places[table_id] = None
+        else:
+            places[table_id] = holder.web_url or None
+    return places
+
+
 def preference(owner: str, table_id: str) -> int:
     """How much `owner` wants `table_id` (rendezvous hashing): keep the most wanted, give up
     the least; every referee ranks the tables differently, and the same way every time."""
@@ -126,14 +144,9 @@ class ClusterService(Service):
 
     def cluster_map(self) -> dict[str, object]:
         """Where each table's pages are now, as the last poll saw it (for /api/cluster)."""
-        tables = {
-            config.id: (holder.web_url or None)
-            if (holder := self.survey.holders.get(config.id))
-            else None
-            for config in self.options.tables
-        }
-        for table_id in self.runtimes:
-            tables[table_id] = self.public_url
+        table_ids = [config.id for config in self.options.tables]
+        mine = (self.cluster.owner, self.public_url, set(self.runtimes))
+        tables = table_places(table_ids, self.survey, *mine)
         return {"here": self.public_url, "referees": self.referee_urls(), "tables": tables}
 
     def referee_urls(self) -> list[str]:
