@@ -9,6 +9,7 @@ import pytest
 from browser_kit import PHONE, SCREEN, chromium, screenshot, wait_until
 from conftest import nats_server_executable
 from nats_server import NatsServer
+from playwright.sync_api import expect
 from support.cluster import TABLES, Referee, owner_and_other
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
@@ -97,6 +98,14 @@ def test_a_table_view_follows_its_table_to_a_referee_that_joined(tmp_path, postg
             pages[moved].wait_for_url(f"http://127.0.0.1:{second.port}/tables/{moved}")
             wait_until(pages[moved], f"s.table.id === '{moved}'", FOLLOW_MS)
             assert pages[stayed].url == f"http://127.0.0.1:{first.port}/tables/{stayed}"
+            # the first referee's home page lists the moved table where it is refereed now
+            home = browser.new_context(**SCREEN).new_page()
+            home.goto(f"http://127.0.0.1:{first.port}/")
+            there = home.locator(f'.table-card.elsewhere[data-table="{moved}"] a')
+            expect(there).to_have_attribute(
+                "href", f"http://127.0.0.1:{second.port}/tables/{moved}"
+            )
+            expect(home.locator(f'.table-card[data-table="{stayed}"] h2 a')).to_be_visible()
     finally:
         for referee in referees:
             if referee.process.poll() is None:

@@ -53,9 +53,34 @@
     }
   }
 
+  // In a cluster (bosun run --cluster) the other referees' tables are listed too, with a link
+  // to the referee that holds each now; outside one, /api/cluster is not there: asked once.
+  let inCluster = true;
+  let elsewhere = []; // [table id, its referee's address or null while it moves]
+  async function otherReferees() {
+    if (!inCluster) return;
+    try {
+      const map = await Bosun.api("/api/cluster");
+      elsewhere = Object.entries(map.tables).filter((entry) => entry[1] !== map.here);
+    } catch (err) {
+      if (err.status === 404) inCluster = false;
+    }
+  }
+
+  function elsewhereCard(entry) {
+    const id = entry[0];
+    const url = entry[1];
+    const where = url
+      ? 'refereed at <a href="' + esc(url + link("/tables/" + id)) + '">' + esc(url) + "</a>"
+      : "moving to another referee …";
+    return '<article class="panel table-card elsewhere" data-table="' + esc(id) + '"><div class="table-card-head"><h2>' + esc(id) + "</h2></div>" +
+      '<p class="muted">' + where + "</p></article>";
+  }
+
   let lastTables = null;
   let lastHeardAt = null;
   async function refresh() {
+    await otherReferees();
     let tables;
     try {
       tables = await Bosun.api("/api/tables");
@@ -67,8 +92,8 @@
     }
     lastTables = tables;
     lastHeardAt = Date.now();
-    if (!tables.length) return;
-    const html = tables.map((t) => card(t)).join("");
+    if (!tables.length && !elsewhere.length) return;
+    const html = tables.map((t) => card(t)).join("") + elsewhere.map(elsewhereCard).join("");
     if (grid.__html !== html) {
       Bosun.render(grid, html);
       for (const t of tables) delete seatsSeen[t.id];
