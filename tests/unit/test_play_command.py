@@ -21,6 +21,9 @@ def start(tmp_path: Path, *args: str) -> pexpect.spawn:
         ["play", "riffraff", "--log", str(tmp_path / "game.jsonl"), *args],
         encoding="utf-8",
         timeout=CEILING_S,  # each answer comes at once; a ceiling for a busy machine
+        # a terminal's Ctrl-C as a person has it: a suite started in the background (a
+        # non-interactive shell's `cmd &`) passes on SIGINT ignored, and Python keeps that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         dimensions=(40, 120),
     )
 
