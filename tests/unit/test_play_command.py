@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pexpect
-from support.polling import CEILING_S, until
+from support.polling import CEILING_S
 
 from bosun.games.match import Match, replay
 
@@ -26,12 +26,6 @@ def start(tmp_path: Path, *args: str) -> pexpect.spawn:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         dimensions=(40, 120),
     )
-
-
-def main_thread_state(pid: int) -> str:
-    """The process's main thread's state letter (R running, S sleeping: here, in its read)."""
-    stat = Path(f"/proc/{pid}/task/{pid}/stat").read_text()
-    return stat.rsplit(")", 1)[1].split()[0]
 
 
 def choose_card(term: pexpect.spawn, player: str, value: int) -> None:
@@ -77,10 +71,6 @@ def test_three_people_play_a_round_and_the_log_replays(tmp_path):
     term.expect("Press Enter")
     term.sendline("")
     term.expect(r"ann, your card \(1 2 4 5 6 7 8 9 10\), unseen")  # her own used 3 (RR7)
-    # a person's Ctrl-C comes while the prompt waits: once the process sleeps in its read (a
-    # signal in the moment between the prompt and the read stays pending until a key comes,
-    # in CPython's own blocking reads)
-    until(lambda: main_thread_state(term.pid), lambda state: state == "S")
     term.kill(signal.SIGINT)
     term.expect("Everything so far is in")
     term.expect(pexpect.EOF)
