@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from bosun.bus.access import BrokerAccess, parse_broker_url
 from shipsense import protocol, ship_messages
 
 RETRY_OPEN_S = 2.0
+PUBLISHED_WAITING = 65536  # acknowledged message ids not yet matched (one per MQTT id)
 WRITE_TIMEOUT_S = 2.0  # a line the ship does not take within this is dropped (and logged)
 
 
@@ -61,6 +63,9 @@ class SerialBridge:
         self._stop = threading.Event()
         self._pending_acks: dict[int, int] = {}  # MQTT message id -> event seq
         self._acks_lock = threading.Lock()
+        # ids the broker acknowledged, waiting for `_send_acks` (paho's thread never waits for
+        # `_acks_lock`: it calls on_publish holding its own lock, which publish() takes)
+        self._published: deque[int] = deque(maxlen=PUBLISHED_WAITING)
         self.forwarded = 0
         self.commands = 0
         self.console_lines = 0
@@ -102,9 +107,23 @@ class SerialBridge:
         self._write_line(protocol.CMD, msg)
 
     def _on_publish(self, _client, _userdata, mid, _reason_code, _properties) -> None:
-        with self._acks_lock:
-            seq = self._pending_acks.pop(mid, None)
-        if seq is not None:
+        self._published.append(mid)
+        self._send_acks()
+
+    def _send_acks(self) -> None:
+        """`link/ack` the events the broker has. Never waits: while the serial thread holds
+        the lock (it publishes an event and notes its id), it sends them itself after."""
+        if not self._acks_lock.acquire(blocking=False):
+            return
+        try:
+            acked = []
+            while self._published:
+                seq = self._pending_acks.pop(self._published.popleft(), None)
+                if seq is not None:
+                    acked.append(seq)
+        finally:
+            self._acks_lock.release()
+        for seq in acked:
             self._write_line(protocol.LINK_ACK, {"seq": seq})
 
     def _publish(self, name: str, msg: dict) -> mqtt.MQTTMessageInfo:
@@ -160,6 +179,7 @@ class SerialBridge:
             with self._acks_lock:
                 info = self._publish(name, msg)
                 self._pending_acks[info.mid] = msg["seq"]
+            self._send_acks()  # any that came while it held the lock (a fast broker's)
         else:
             self._publish(name, msg)
         self.forwarded += 1
@@ -223,6 +243,7 @@ class SerialBridge:
                     self._serial = None
                 self._mark_offline("serial port gone")
                 return
+            self._send_acks()  # none left behind by a race of the two threads
             if not chunk:
                 continue
             buffer += chunk
