@@ -211,10 +211,11 @@ class ClusterService(Service):
         self.tables.pop(table_id, None)
         runtime.close()
         runtime.notify()  # its pages' streams end, and find where it went
-        _store, writer = self._fenced.pop(table_id)
+        _store, writer = self._fenced[table_id]
         if not await _step(f"store {table_id}'s last entries", writer.close_async(), STOP_STORE_S):
-            # freed now, the next referee would rebuild without them: stop instead (fenced)
+            # not freed: this referee stops instead, and its stop waits for them once more
             raise StoreError(f"could not store table {table_id}'s last entries to give it up")
+        del self._fenced[table_id]
         await self._nats.unfollow(table_id)
         await asyncio.to_thread(self.leases.release, table_id)
 
