@@ -10,13 +10,19 @@ from browser_kit import PHONE, SCREEN, chromium, screenshot, wait_until
 from conftest import nats_server_executable
 from nats_server import NatsServer
 from playwright.sync_api import expect
-from support.cluster import TABLES, Referee, owner_and_other
+from support.cluster import (
+    Referee,
+    owner_and_other,
+    play_cards,
+    prepare,
+    stop_all,
+    tables_toml,
+)
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
 
 from shipsense.pieces import ITEM_GRAMS as W
 
-PLAYERS = '[{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]'
 FOLLOW_MS = 20_000  # takeover within 5 s (the promise), then the page's retries
 
 
@@ -24,8 +30,7 @@ FOLLOW_MS = 20_000  # takeover within 5 s (the issue's promise), then the page's
 def test_a_seat_page_follows_its_table_to_the_referee_that_took_it_over(
     tmp_path, nats_server, postgres_url
 ):
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server)
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
@@ -33,11 +38,7 @@ def test_a_seat_page_follows_its_table_to_the_referee_that_took_it_over(
         until(owner.table, lambda s: s["ship"]["online"])
         seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
         token = seats["seats"]["ann"]
-        for player, value in (("bob", 8), ("cy", 5)):
-            answer = owner.http.post(
-                f"/api/seat/{seats['seats'][player]}", json={"type": "card", "value": value}
-            )
-            assert answer.status_code == 200, answer.text
+        play_cards(owner, bob=8, cy=5)
 
         with chromium() as browser:
             phone = browser.new_context(**PHONE).new_page()
@@ -65,19 +66,14 @@ def test_a_seat_page_follows_its_table_to_the_referee_that_took_it_over(
         assert other.stop() == 0
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)
 
 
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_table_view_follows_its_table_to_a_referee_that_joined(tmp_path, postgres_url):
     tables = ("t1", "t2")
     nats = NatsServer(nats_server_executable(), tmp_path / "nats", tables=tables).start()
-    (tmp_path / "bosun.toml").write_text(
-        "".join(f'[[table]]\nid = "{t}"\nsettle_s = 0\nplayers = {PLAYERS}\n\n' for t in tables)
-    )
-    (tmp_path / "nats-password").write_text(nats.referee[1] + "\n")
+    prepare(tmp_path, nats, tables_toml(tables))
     first = Referee(tmp_path, nats, postgres_url)
     referees = [first]
     try:
@@ -107,7 +103,5 @@ def test_a_table_view_follows_its_table_to_a_referee_that_joined(tmp_path, postg
             )
             expect(home.locator(f'.table-card[data-table="{stayed}"] h2 a')).to_be_visible()
     finally:
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)
         nats.close()

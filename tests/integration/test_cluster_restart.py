@@ -5,35 +5,22 @@ sends after is applied, every event stored once."""
 from __future__ import annotations
 
 import pytest
-from support.cluster import TABLES, Referee, stored
+from support.cluster import Referee, holder_of, play_cards, prepare, stop_all, stored
 from support.polling import until
 from support.service import WHOLE_GAME_CEILING_S, BrokerShip
 
 from shipsense.pieces import ITEM_GRAMS as W
 
 
-def holder(referees: list[Referee]) -> Referee:
-    return until(
-        lambda: next((r for r in referees if r.table() is not None), None),
-        lambda found: found is not None,
-    )
-
-
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_a_cluster_restarted_whole_goes_on_from_its_log(tmp_path, nats_server, postgres_url):
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server)
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
-        first = holder(referees)
+        first = holder_of(referees)
         until(first.table, lambda s: s["ship"]["online"])
-        seats = first.http.get("/api/tables/t1/seats", params={"key": "operator-secret"}).json()
-        for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
-            answer = first.http.post(
-                f"/api/seat/{seats['seats'][player]}", json={"type": "card", "value": value}
-            )
-            assert answer.status_code == 200, answer.text
+        play_cards(first, ann=3, bob=8, cy=5)
         ship.event("place", 1000.0, zone=8, grams=W["barrel"])  # bob's, on his target (RR8)
         before = until(first.table, lambda s: s["state"]["turn"] == "cy")
 
@@ -43,7 +30,7 @@ def test_a_cluster_restarted_whole_goes_on_from_its_log(tmp_path, nats_server, p
         nats_server.start()  # the same ports, its stream as it was
         referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
 
-        after = holder(referees)
+        after = holder_of(referees)
         resumed = until(after.table, lambda s: s["state"] == before["state"])
         assert resumed["game_id"] == before["game_id"]
         until(ship.client.is_connected, bool)  # the ship came back by itself
@@ -56,6 +43,4 @@ def test_a_cluster_restarted_whole_goes_on_from_its_log(tmp_path, nats_server, p
         assert seqs == [1, 2]
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)

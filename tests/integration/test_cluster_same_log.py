@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from support.cluster import TABLES, TAKEOVER_S, Referee, lease
+from support.cluster import TAKEOVER_S, Referee, lease, prepare, stop_all
 from support.polling import until
 from support.service import (
     WHOLE_GAME_CEILING_S,
@@ -79,8 +79,7 @@ def test_a_cluster_with_a_failover_keeps_the_same_log_as_one_process(
         game_id = play(STEPS, lambda: one.http, ship)
         expected = game_log(options.db_url, game_id)
 
-    (tmp_path / "bosun.toml").write_text(TABLES)
-    (tmp_path / "nats-password").write_text(nats_server.referee[1] + "\n")
+    prepare(tmp_path, nats_server)
     referees = [Referee(tmp_path, nats_server, postgres_url) for _ in range(2)]
     ship = BrokerShip(nats_server.host, nats_server.mqtt_port, "t1", login=nats_server.ship)
     try:
@@ -98,6 +97,4 @@ def test_a_cluster_with_a_failover_keeps_the_same_log_as_one_process(
         assert game_log(postgres_url, game_id) == expected
     finally:
         ship.close()
-        for referee in referees:
-            if referee.process.poll() is None:
-                referee.stop()
+        stop_all(referees)

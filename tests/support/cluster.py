@@ -30,6 +30,46 @@ settle_s = 0
 players = [{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" },
            { name = "cy", colour = "#f4d35e" }]
 """
+TWO_PLAYERS = '[{ name = "ann", colour = "#e63946" }, { name = "bob", colour = "#2a9df4" }]'
+
+
+def tables_toml(table_ids, players: str = TWO_PLAYERS) -> str:
+    """A bosun.toml of these tables, each with `players` and no settle window."""
+    return "".join(
+        f'[[table]]\nid = "{t}"\nsettle_s = 0\nplayers = {players}\n\n' for t in table_ids
+    )
+
+
+def prepare(workdir: Path, nats, tables: str = TABLES) -> None:
+    """The referees' working folder: their bosun.toml and NATS password file."""
+    (workdir / "bosun.toml").write_text(tables)
+    (workdir / "nats-password").write_text(nats.referee[1] + "\n")
+
+
+def play_cards(referee: Referee, table_id: str = "t1", **cards: int) -> None:
+    """Each player's card, from their seat link (the operator reads the links)."""
+    answer = referee.http.get(f"/api/tables/{table_id}/seats", params={"key": "operator-secret"})
+    seats = answer.json()["seats"]
+    for player, value in cards.items():
+        answer = referee.http.post(
+            f"/api/seat/{seats[player]}", json={"type": "card", "value": value}
+        )
+        assert answer.status_code == 200, answer.text
+
+
+def holder_of(referees: list[Referee], table_id: str = "t1") -> Referee:
+    """The referee that serves `table_id`, once one does."""
+    return until(
+        lambda: next((r for r in referees if r.table(table_id) is not None), None),
+        lambda found: found is not None,
+    )
+
+
+def stop_all(referees: list[Referee]) -> None:
+    """Stop the referees still running (a test's cleanup)."""
+    for referee in referees:
+        if referee.process.poll() is None:
+            referee.stop()
 
 
 class Referee:
