@@ -102,6 +102,7 @@ class ClusterService(Service):
         self._lease_task: asyncio.Task | None = None
         self._cluster_stopping = False
         self.survey = Survey((), {})  # the cluster at the last poll (the pages read it)
+        self.public_url = ""  # where browsers reach this referee's pages, once it serves them
         self._status_asks: dict[str, int] = {}  # table id -> times its ship was asked
 
     async def start(self) -> None:
@@ -117,6 +118,7 @@ class ClusterService(Service):
             self._nats = NatsBus(self.cluster.nats, self._route, self._give_up)
             await self._nats.start()
             await self._start_http()
+            self.public_url = await asyncio.to_thread(self._public_url)
             await asyncio.to_thread(self.leases.announce, self.public_url)
             self._lease_task = asyncio.create_task(self._keep_leases())
         except BaseException:
@@ -131,8 +133,7 @@ class ClusterService(Service):
         store, writer = self._fenced[config.id]
         return TableRuntime(config, store, self._nats, self.clock, self._traces, writer)
 
-    @property
-    def public_url(self) -> str:
+    def _public_url(self) -> str:
         """Where browsers reach this referee's pages (its network address if it listens on
         every interface)."""
         host = self.options.http_host
