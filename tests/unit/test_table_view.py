@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
+from bosun.referee.entry_writer import EntryWriter
 from bosun.referee.runtime import TableRuntime
 from bosun.referee.view import TableView
 from bosun.store import Store
@@ -91,6 +93,40 @@ def test_watchers_hear_of_every_change_until_they_stop_watching(table):
     table.unwatch(listener)
     table.changed()
     assert len(heard) == count
+
+
+def test_a_ship_event_shows_its_feed_line_with_its_state_and_lights_the_ship_once_stored(
+    tmp_path,
+):
+    # a ship's event is decided at once and stored by the writer; a page that looks before it
+    # is stored sees the decided state with the line saying what happened, never one alone
+    loop = asyncio.new_event_loop()  # not run yet: the writer's "stored" waits on it
+    with Store.open(f"sqlite:///{tmp_path / 'bosun.db'}") as store:
+        config = TableConfig(id="t1", players=default_seats(["ann", "bob", "cy"]))
+        wire = Wire()
+        runtime = TableRuntime(config, store, wire, Clock(), writer=EntryWriter(store, loop))
+        runtime.start_game()
+        view = TableView(runtime)
+        for player, value in zip(("ann", "bob", "cy"), (9, 5, 3), strict=True):
+            view.player_input(view.seat_tokens()[player], {"type": "card", "value": value})
+        wire.sent.clear()
+        runtime.ship_event({"type": "place", "zone": 9, "grams": 11.7, "boot": "b1", "seq": 1})
+        seen = view.snapshot()
+        assert seen["state"]["ship"]["9"] == ["boat"]
+        assert "ann loaded a boat (11.7 g)" in [line["text"] for line in seen["feed"]]
+        assert not wire.sent  # the ship's LEDs and the published state wait for the store
+        loop.run_until_complete(asyncio.wait_for(_until(lambda: wire.sent), 10))
+        topics = {topic.rsplit("/", 1)[-1] for topic, _ in wire.sent}
+        assert {"cmd", "state"} <= topics, topics
+        lines = [line["text"] for line in view.snapshot()["feed"]]
+        assert lines.count("ann loaded a boat (11.7 g)") == 1  # said once, not again when stored
+        runtime.close()
+    loop.close()
+
+
+async def _until(condition) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
 
 
 def test_a_new_game_takes_only_its_games_options_and_old_links_lead_on(table):

@@ -302,6 +302,8 @@ class TableRuntime:
         if later and self.writer is not None and all(e.kind != fx.UNDO for e in effects):
             pending = [_PendingId() for e in effects if e.kind == fx.ACTION]
             entries = self._entries(kind, payload, effects, now, boot, seq, list(self.action_ids))
+            # the table view shows the decided state at once: its feed lines go with it
+            self._emit([e for e in effects if e.kind == fx.FEED])
             self.action_ids = [*self.action_ids, *pending]
             self.writer.submit(
                 entries,
@@ -333,12 +335,12 @@ class TableRuntime:
 
     def _durable(self, effects, ids, pending, now: int, over: bool) -> None:
         """The writer stored an input decided earlier: its actions get their ids, and what
-        it decided is published now."""
+        it decided is published now (its feed lines went up with the decision)."""
         action_ids = iter(i for e, i in zip(effects, ids[1:], strict=True) if e.kind == fx.ACTION)
         for placeholder, entry_id in zip(pending, action_ids, strict=True):
             self.action_ids = [entry_id if a is placeholder else a for a in self.action_ids]
         if not self.closed:
-            self._publish_decided(effects, now, over)
+            self._publish_decided([e for e in effects if e.kind != fx.FEED], now, over)
 
     def _write_failed(self, error: Exception) -> None:
         log.error("table %s: could not store what the ship sent: %s", self.config.id, error)
