@@ -353,4 +353,34 @@ def scenario_the_effective_log_replays_to_the_same_state(store: Store) -> None:
     assert state == final_view(result.log)
 
 
+def scenario_reads_inside_reading_share_one_connection_in_their_thread(store: Store) -> None:
+    # a table rebuilt from its log makes several reads: on one connection, not one apiece
+    import sqlalchemy as sa
+
+    game_id = start(store)
+    store.append_many(
+        [{"table_id": "t1", "game_id": game_id, "kind": "input", "payload": {}, "at_ms": T0_MS}]
+    )
+    checkouts: list[int] = []
+    listener = lambda *_args: checkouts.append(threading.get_ident())  # noqa: E731
+    sa.event.listen(store._engine, "checkout", listener)  # noqa: SLF001
+    try:
+        with store.reading():
+            running = store.games("t1", running=True)
+            actions = store.game_actions(game_id)
+            tokens = store.seat_tokens(game_id)
+            inputs = store.entries("t1", game_id=game_id, kinds=["input"])
+            elsewhere: list[int] = []  # another thread's read is its own, at once
+            other = threading.Thread(target=lambda: elsewhere.append(len(store.games())))
+            other.start()
+            other.join()
+        assert len(checkouts) == 2 and checkouts[0] != checkouts[1]
+        assert [g.game_id for g in running] == [game_id] and actions[0]["type"] == "setup"
+        assert sorted(tokens) == sorted(PLAYERS) and len(inputs) == 1 and elsewhere == [1]
+        assert store.games("t1", running=True) == running  # and after it, one apiece again
+        assert len(checkouts) == 3
+    finally:
+        sa.event.remove(store._engine, "checkout", listener)  # noqa: SLF001
+
+
 SCENARIOS = [value for name, value in sorted(globals().items()) if name.startswith("scenario_")]

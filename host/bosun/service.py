@@ -214,16 +214,22 @@ class Service:
         if config.id in self.tables:
             raise ValueError(f"table {config.id!r} is already refereed")
         runtime = self._new_runtime(config)
-        self.runtimes[config.id] = runtime
-        self.tables[config.id] = view = TableView(runtime)
-        if self.observers:
-            runtime.link.listener = ObservedShip(runtime, self.observers)
-            for observer in self.observers:
-                observer.table_added(view)
+        view = self._register(runtime)
         if fresh:
             runtime.start_fresh()
         else:
             runtime.resume_or_start()
+        return view
+
+    def _register(self, runtime: TableRuntime) -> TableView:
+        """A new table's runtime among the refereed ones (its game not started yet)."""
+        table_id = runtime.config.id
+        self.runtimes[table_id] = runtime
+        self.tables[table_id] = view = TableView(runtime)
+        if self.observers:
+            runtime.link.listener = ObservedShip(runtime, self.observers)
+            for observer in self.observers:
+                observer.table_added(view)
         return view
 
     def _new_runtime(self, config: TableConfig) -> TableRuntime:

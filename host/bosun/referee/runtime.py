@@ -24,6 +24,7 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bosun.bus.ship_link import Clock, Publisher, ShipLink
@@ -51,6 +52,16 @@ STORED_EFFECTS = {
     fx.FLAG_CLOSED: "flag",
     fx.UNDO: "undo",
 }
+
+
+@dataclass
+class Unfinished:
+    """A table's unfinished game as its log rebuilt it: its referee, seats and action ids."""
+
+    game_id: str
+    referee: TableReferee
+    seats: dict[str, str]  # player -> secret token
+    action_ids: list[int]  # store ids of the game's effective actions, in order
 
 
 def make_referee(config: TableConfig, setup: dict[str, Any]) -> TableReferee:
@@ -102,18 +113,48 @@ class TableRuntime:
 
     def resume_or_start(self) -> str:
         """Continue this table's unfinished game from the store, or start a new one."""
-        unfinished = [g for g in self.store.unfinished_games() if g.table_id == self.config.id]
-        if unfinished:
-            self._rebuild(unfinished[-1])
-            return self.game_id
-        return self.start_game()
+        return self.resume(self.read_unfinished())
+
+    def read_unfinished(self) -> Unfinished | None:
+        """The table's unfinished game rebuilt from its log, not refereed yet (None: there is
+        none). It only reads the store and builds a referee of its own, so it may run off
+        the loop: a cluster's referee rebuilds the tables it takes side by side."""
+        with self.store.reading():
+            return self._read_unfinished()
+
+    def _read_unfinished(self) -> Unfinished | None:
+        unfinished = self.store.games(self.config.id, running=True)
+        if not unfinished:
+            return None
+        game_id = unfinished[-1].game_id
+        actions = self.store.game_actions(game_id)
+        referee = make_referee(self.config, actions[0])
+        for entry in self.store.entries(self.config.id, game_id=game_id, kinds=INPUT_KINDS):
+            self._replay_input(referee, entry)
+        if referee.match.log != actions:
+            log.error("table %s: replayed game differs from its stored actions", self.config.id)
+        return Unfinished(
+            game_id, referee, self.store.seat_tokens(game_id), self._effective_action_ids(game_id)
+        )
+
+    def resume(self, unfinished: Unfinished | None) -> str:
+        """Referee `unfinished` (read_unfinished's) on from where its log ends, or, with
+        None, start a new game."""
+        if unfinished is None:
+            return self.start_game()
+        self.game_id, self.referee = unfinished.game_id, unfinished.referee
+        self.seats, self.action_ids = unfinished.seats, unfinished.action_ids
+        log.info("table %s: resumed game %s", self.config.id, self.game_id)
+        self._publish_state()
+        self._emit(self.referee.prompt(force=True, now_ms=self.clock.now_ms()))
+        self._reschedule()
+        return self.game_id
 
     def start_fresh(self) -> str:
         """Abandon whatever this table left unfinished and start a new game (virtual ships)."""
         now = self.clock.now_ms()
-        for game in self.store.unfinished_games():
-            if game.table_id == self.config.id:
-                self.store.finish_game(game.game_id, [], at_ms=now)
+        for game in self.store.games(self.config.id, running=True):
+            self.store.finish_game(game.game_id, [], at_ms=now)
         return self.start_game()
 
     def start_game(self, players: list[str] | None = None, **options: Any) -> str:
@@ -135,21 +176,6 @@ class TableRuntime:
         self._publish_state()
         self._emit(referee.prompt(force=True, now_ms=self.clock.now_ms()))
         return self.game_id
-
-    def _rebuild(self, game) -> None:
-        actions = self.store.game_actions(game.game_id)
-        referee = make_referee(self.config, actions[0])
-        for entry in self.store.entries(self.config.id, game_id=game.game_id, kinds=INPUT_KINDS):
-            self._replay_input(referee, entry)
-        if referee.match.log != actions:
-            log.error("table %s: replayed game differs from its stored actions", self.config.id)
-        self.game_id, self.referee = game.game_id, referee
-        self.seats = self.store.seat_tokens(game.game_id)
-        self.action_ids = self._effective_action_ids(game.game_id)
-        log.info("table %s: resumed game %s", self.config.id, game.game_id)
-        self._publish_state()
-        self._emit(referee.prompt(force=True, now_ms=self.clock.now_ms()))
-        self._reschedule()
 
     def _effective_action_ids(self, game_id: str) -> list[int]:
         entries = self.store.entries(self.config.id, game_id=game_id, kinds=("action", "undo"))

@@ -24,6 +24,7 @@ Interface (all times are wall-clock ms given by the caller; nothing is updated o
     store.trace(table_id, from_t_ms, to_t_ms, boot=None) -> [[t_ms, z1..z10, table_g, impact]]
     store.last_trace(table_id) -> (boot, t_ms) | None
     store.trace_csv(table_id, game_id) -> DESIGN.md trace CSV text
+    with store.reading(): ...  # this thread's reads inside share one connection
     store.close()   (or `with Store.open(url) as store:`)
 
 Entry kinds used by the referee: ship_event, action, rejected, prompt, input, flag,

@@ -93,6 +93,7 @@ class Store(TraceLog):
         self.dialect = engine.dialect.name
         insert = sqlite_dialect.insert if self.dialect == "sqlite" else pg_dialect.insert
         self._insert_entry = insert(entries).on_conflict_do_nothing().returning(entries.c.id)
+        self._reading = threading.local()  # .conn: the connection `reading()` keeps
 
     # -- opening and closing
 
@@ -164,7 +165,25 @@ class Store(TraceLog):
             raise StoreError(f"{self.url}: {reason(err)}") from err
 
     @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read inside, in this thread, on one connection: a table rebuilt from its log
+        makes seven reads, and each apart is a trip for its connection and one for its end."""
+        if getattr(self._reading, "conn", None) is not None:
+            yield
+            return
+        with self._read() as conn:
+            self._reading.conn = conn
+            try:
+                yield
+            finally:
+                self._reading.conn = None
+
+    @contextmanager
     def _read(self) -> Iterator[sa.Connection]:
+        kept = getattr(self._reading, "conn", None)
+        if kept is not None:
+            yield kept
+            return
         try:
             with self._engine.connect() as conn:
                 yield conn
