@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 LEASE_POLL_S = 0.5  # how often a referee looks for tables nobody referees (failover time)
 STATUS_ASKS = 5  # polls a taken table's ship is asked for its status while none is known
+TAKES_AT_ONCE = 4  # tables rebuilt from their logs side by side (each a few store reads)
 
 
 def fair_share(tables: int, referees: int) -> int:
@@ -185,12 +186,26 @@ class ClusterService(Service):
             await self._release(table_id)
         free = [c for c in self.options.tables if c.id not in self.runtimes]
         free = [c for c in free if c.id not in self.survey.holders]
-        for config in sorted(free, key=lambda c: preference(owner, c.id), reverse=True):
-            if len(self.runtimes) >= share:
-                break
-            epoch = await asyncio.to_thread(self.leases.try_take, config.id)
-            if epoch is not None:
-                await self._take(config, epoch, loop)
+        free.sort(key=lambda c: preference(owner, c.id), reverse=True)
+        wanted = free[: max(0, share - len(self.runtimes))]
+        if not wanted:
+            return
+        # the locks first, all on one trip, then every table taken is rebuilt side by side:
+        # a dead referee's hundreds of tables go on within seconds, not one after another
+        epochs = await asyncio.to_thread(self.leases.try_take_many, [c.id for c in wanted])
+        gate = asyncio.Semaphore(TAKES_AT_ONCE)
+
+        async def take(config: TableConfig) -> None:
+            async with gate:
+                await self._take(config, epochs[config.id], loop)
+
+        try:
+            async with asyncio.TaskGroup() as takes:  # one failing stops the rest: fail-stop
+                for config in wanted:
+                    if config.id in epochs:
+                        takes.create_task(take(config))
+        except ExceptionGroup as failed:  # the first reason, as a single take raised it
+            raise failed.exceptions[0] from None
 
     def _ask_unknown_ships(self) -> None:
         """Ask each taken table's ship for its status until one is known, STATUS_ASKS times
@@ -224,7 +239,12 @@ class ClusterService(Service):
         """Referee `config`'s table from its log on, then follow its ship on the stream."""
         store = FencedStore(self._store, config.id, epoch)
         self._fenced[config.id] = (store, EntryWriter(store, loop, thread=self._log_thread))
-        self.add_table(config)  # rebuilds the unfinished game from the log
+        runtime = self._new_runtime(config)
+        unfinished = await asyncio.to_thread(runtime.read_unfinished)  # the log, off the loop
+        if self._cluster_stopping:
+            return  # its lock goes with the others'
+        self._register(runtime)
+        runtime.resume(unfinished)  # a new game if none was left unfinished
         await self._nats.follow(config.id)
         self._status_asks[config.id] = 0  # asked at the next poll if the stream had no status
         log.warning("refereeing table %s (epoch %d)", config.id, epoch)

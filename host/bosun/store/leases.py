@@ -185,6 +185,12 @@ class TableLeases:
         log.warning("took table %s at epoch %d", table_id, epoch)
         return epoch
 
+    def try_take_many(self, table_ids: list[str]) -> dict[str, int]:
+        """`try_take` for each of `table_ids`, in order, on one trip off the loop: the new
+        epochs of the tables this referee now holds."""
+        epochs = ((table_id, self.try_take(table_id)) for table_id in table_ids)
+        return {table_id: epoch for table_id, epoch in epochs if epoch is not None}
+
     def release(self, table_id: str) -> None:
         """Give one table up, for another referee to take (its writes are stored already)."""
         epoch = self.held.pop(table_id, None)
