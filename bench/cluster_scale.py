@@ -5,10 +5,12 @@ PostgreSQL (fsync on) and N `bosun run --cluster` referees: one takes every tabl
 others join and the tables are shared out again (at most ceil(T/N) each). Once every table's
 lease is a live referee's and that referee serves it, ship online, this process plays every
 table's ship on NATS's MQTT listener as bench.referee_load does (latency: `leaving` event
-published -> LED `fall` command received). Then the busiest referee leaves (SIGTERM).
+published -> LED `fall` command received). Then the busiest referee leaves (SIGTERM), or with
+`--kill` dies (kill -9): the time until every table is held and served again.
 
     .venv/bin/python -m bench.cluster_scale                 # 20,40,80 tables x 1,2,3 referees
     .venv/bin/python -m bench.cluster_scale --tables 4 --referees 1,2 --seconds 5 --single
+    .venv/bin/python -m bench.cluster_scale --tables 300 --referees 2 --seconds 2 --kill
 """
 
 from __future__ import annotations
@@ -198,7 +200,8 @@ def holders(referees: list[tuple[subprocess.Popen, int]], db_url: str) -> dict[s
 
 def settle(referees: list, db_url: str, count: int) -> tuple[dict, float, bool]:
     """Wait until every table is held and served, then (BALANCE_S at most) until no live
-    referee holds more than its fair share: the holders, the seconds it took, if it balanced."""
+    referee holds more than its fair share: the holders, the seconds until every table was
+    held and served, and if it balanced."""
     start, live = time.monotonic(), sum(p.poll() is None for p, _ in referees)
     look = lambda: holders(referees, db_url)  # noqa: E731
 
@@ -207,10 +210,11 @@ def settle(referees: list, db_url: str, count: int) -> tuple[dict, float, bool]:
         return len(found) == count and None not in per and max(per.values()) <= share
 
     until(look, held, SETTLE_S, poll_s=0.1)
+    held_s = time.monotonic() - start
     with contextlib.suppress(RuntimeError):
         fair = lambda found: held(found, math.ceil(count / live))  # noqa: E731
-        return until(look, fair, BALANCE_S, poll_s=0.1), time.monotonic() - start, True
-    return look(), time.monotonic() - start, False
+        return until(look, fair, BALANCE_S, poll_s=0.1), held_s, True
+    return look(), held_s, False
 
 
 def spread(found: dict, referees: int) -> str:
@@ -228,7 +232,9 @@ def log_lines(logs: list[Path]) -> str:
     return f"{took} taken, {gave} given up, {len(odd)} other warnings or errors"
 
 
-def run(referees_n: int, count: int, seconds: float, postgres: Postgres, scratch: Path) -> dict:
+def run(
+    referees_n: int, count: int, seconds: float, postgres: Postgres, scratch: Path, kill: bool
+) -> dict:
     """One cluster of `referees_n` referees and `count` tables, measured, then torn down."""
     workdir = scratch / f"r{referees_n}-t{count}"
     (workdir / "nats").mkdir(parents=True)
@@ -281,11 +287,17 @@ def run(referees_n: int, count: int, seconds: float, postgres: Postgres, scratch
         if referees_n > 1:  # the busiest leaves: the others share its tables
             leaver = Counter(found.values()).most_common(1)[0][0]
             left_at = time.monotonic()
-            stop(processes[1 + leaver])
-            found, _, balanced = settle(referees, db_url, count)
+            if kill:
+                processes[1 + leaver].kill()
+                processes[1 + leaver].wait()  # reaped: no longer counted live
+            else:
+                stop(processes[1 + leaver])  # returns once it has stopped
+            settling_at = time.monotonic()
+            found, held_s, balanced = settle(referees, db_url, count)
             print(
-                f"  referee {leaver} left: every table held again after "
-                f"{time.monotonic() - left_at:.1f} s: {spread(found, referees_n)}"
+                f"  referee {leaver} {'was killed (kill -9)' if kill else 'left'}: every table "
+                f"held and served again {settling_at - left_at + held_s:.1f} s after "
+                f"{'the kill' if kill else 'it was asked to stop'}: {spread(found, referees_n)}"
                 + ("" if balanced else " (not balanced)")
             )
     finally:
@@ -307,6 +319,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="of events, each run")
     parser.add_argument("--single", action="store_true", help="and one `bosun run` (mosquitto)")
     parser.add_argument("--keep", action="store_true", help="keep the referees' logs")
+    parser.add_argument("--kill", action="store_true", help="the busiest dies (kill -9)")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # progress lines, also through a pipe
     scratch = Path(tempfile.mkdtemp(prefix="bosun-scale-"))  # the referees' logs
@@ -320,7 +333,7 @@ def main() -> int:
         for referees_n in args.referees:
             for count in args.tables:
                 print(f"{referees_n} referee(s), {count} tables:")
-                results.append(run(referees_n, count, args.seconds, postgres, scratch))
+                results.append(run(referees_n, count, args.seconds, postgres, scratch, args.kill))
     finally:
         postgres.stop()
         if not args.keep:
