@@ -127,15 +127,20 @@ class TableRuntime:
         if not unfinished:
             return None
         game_id = unfinished[-1].game_id
-        actions = self.store.game_actions(game_id)
+        kinds = (*INPUT_KINDS, "action", "undo")  # the inputs and the game's log, in one read
+        logged = self.store.entries(self.config.id, game_id=game_id, kinds=kinds)
+        effective = effective_actions(
+            (e.id, e.kind, e.payload) for e in logged if e.kind in ("action", "undo")
+        )
+        actions = [payload for _id, payload in effective]
         referee = make_referee(self.config, actions[0])
-        for entry in self.store.entries(self.config.id, game_id=game_id, kinds=INPUT_KINDS):
-            self._replay_input(referee, entry)
+        for entry in logged:
+            if entry.kind in INPUT_KINDS:
+                self._replay_input(referee, entry)
         if referee.match.log != actions:
             log.error("table %s: replayed game differs from its stored actions", self.config.id)
-        return Unfinished(
-            game_id, referee, self.store.seat_tokens(game_id), self._effective_action_ids(game_id)
-        )
+        seats = self.store.seat_tokens(game_id)
+        return Unfinished(game_id, referee, seats, [entry_id for entry_id, _ in effective])
 
     def resume(self, unfinished: Unfinished | None) -> str:
         """Referee `unfinished` (read_unfinished's) on from where its log ends, or, with
