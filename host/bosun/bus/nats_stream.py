@@ -222,6 +222,7 @@ class NatsBus:
             pass  # the ship never said a word the stream still holds: all it holds
         self._follows[table_id] = await self._js.subscribe(
             f"{protocol.ROOT}.{table_id}.ship.>",
+            stream=STREAM,  # named: no trip to ask which stream holds the subject
             cb=self._deliver,
             ordered_consumer=True,  # in stream order; a gap (a dropped message) restarts it there
             config=start,
