@@ -470,6 +470,8 @@ class Service:
                     why[:200],
                 )
             return
+        if runtime.closed:
+            return  # it stopped deciding (a cluster's referee leaving): as when stopping
         try:
             runtime.link.receive(message.name, message.payload)
         except Exception:  # one table's bug must not stop the others

@@ -256,7 +256,9 @@ class ClusterService(Service):
             self.lost.set()
 
     async def stop(self) -> None:
-        """Stop deciding, write what is waiting, leave NATS, free the tables, then the rest."""
+        """Stop deciding, write what is waiting, free the tables, leave NATS, then the rest.
+        The tables are free as soon as their entries are stored: the other referees take
+        them over while this one still drains its subscriptions."""
         if self._cluster_stopping:
             return
         self._cluster_stopping = True
@@ -264,12 +266,15 @@ class ClusterService(Service):
             self._lease_task.cancel()
         for runtime in self.runtimes.values():
             runtime.close()
-        for table_id, (_store, writer) in self._fenced.items():
-            await _step(f"store {table_id}'s last entries", writer.close_async(), STOP_STORE_S)
-        if self._nats is not None:
-            await _step("leave the NATS cluster", self._nats.stop(), STOP_BUS_S)
+        stored = (
+            _step(f"store {table_id}'s last entries", writer.close_async(), STOP_STORE_S)
+            for table_id, (_store, writer) in self._fenced.items()
+        )
+        await asyncio.gather(*stored)
         if self.leases is not None:
             await _step("free the tables", asyncio.to_thread(self.leases.close), STOP_STORE_S)
+        if self._nats is not None:
+            await _step("leave the NATS cluster", self._nats.stop(), STOP_BUS_S)
         await super().stop()
 
 
