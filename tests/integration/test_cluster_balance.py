@@ -77,7 +77,8 @@ def test_a_referee_that_joins_takes_its_share_and_one_that_leaves_gives_it_back(
         alone = until(lambda: spread(referees, postgres_url), counts(first)(4))
         assert set(alone[first.process.pid]) == set(TABLE_IDS)  # alone, it referees them all
         for table_id, ship in ships.items():  # RR8: ann's card 8 is first, bob's 5 next
-            until(lambda t=table_id: first.table(t), lambda s: s["ship"]["online"])
+            # served a moment after its lock is taken: None until then
+            until(lambda t=table_id: first.table(t), lambda s: s and s["ship"]["online"])
             play_cards(first, table_id, ann=8, bob=5)
             ship.event("place", 1000.0, zone=8, grams=W["barrel"])
         for table_id in TABLE_IDS:
@@ -113,6 +114,7 @@ def test_a_referee_that_joins_takes_its_share_and_one_that_leaves_gives_it_back(
         referees.remove(second)
         until(lambda: spread(referees, postgres_url), counts(first)(4), TAKEOVER_S)
         for table_id in moved:  # round 2 goes on where it was, RR7: new cards
+            until(lambda t=table_id: first.table(t), lambda s: s is not None)  # served
             play_cards(first, table_id, ann=3, bob=1)
             ships[table_id].event("place", 3000.0, zone=3, grams=W["boat"])
             until(lambda t=table_id: first.table(t), lambda s: s["state"]["ship"]["3"] == ["boat"])

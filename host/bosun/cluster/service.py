@@ -190,20 +190,21 @@ class ClusterService(Service):
         wanted = free[: max(0, share - len(self.runtimes))]
         if not wanted:
             return
-        # the locks first, all on one trip, then every table taken is rebuilt side by side:
-        # a dead referee's hundreds of tables go on within seconds, not one after another
-        epochs = await asyncio.to_thread(self.leases.try_take_many, [c.id for c in wanted])
+        # side by side: a dead referee's hundreds of tables go on within seconds, not one
+        # after another; each is served a moment after its lock is taken (the other referees
+        # send its pages here from their next look on)
         gate = asyncio.Semaphore(TAKES_AT_ONCE)
 
         async def take(config: TableConfig) -> None:
             async with gate:
-                await self._take(config, epochs[config.id], loop)
+                epoch = await asyncio.to_thread(self.leases.try_take, config.id)
+                if epoch is not None:
+                    await self._take(config, epoch, loop)
 
         try:
             async with asyncio.TaskGroup() as takes:  # one failing stops the rest: fail-stop
                 for config in wanted:
-                    if config.id in epochs:
-                        takes.create_task(take(config))
+                    takes.create_task(take(config))
         except ExceptionGroup as failed:  # the first reason, as a single take raised it
             raise failed.exceptions[0] from None
 

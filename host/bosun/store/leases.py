@@ -169,7 +169,8 @@ class TableLeases:
         )
 
     def try_take(self, table_id: str) -> int | None:
-        """The table's new epoch if this referee now holds it, else None (another does)."""
+        """The table's new epoch if this referee now holds it, else None (another does).
+        Several threads may take tables at once: psycopg runs one statement at a time."""
         if table_id in self.held:
             return self.held[table_id]
         try:
@@ -184,12 +185,6 @@ class TableLeases:
         self.held[table_id] = epoch
         log.warning("took table %s at epoch %d", table_id, epoch)
         return epoch
-
-    def try_take_many(self, table_ids: list[str]) -> dict[str, int]:
-        """`try_take` for each of `table_ids`, in order, on one trip off the loop: the new
-        epochs of the tables this referee now holds."""
-        epochs = ((table_id, self.try_take(table_id)) for table_id in table_ids)
-        return {table_id: epoch for table_id, epoch in epochs if epoch is not None}
 
     def release(self, table_id: str) -> None:
         """Give one table up, for another referee to take (its writes are stored already)."""
