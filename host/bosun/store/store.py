@@ -166,8 +166,8 @@ class Store(TraceLog):
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Every read inside, in this thread, on one connection: a table rebuilt from its log
-        makes seven reads, and each apart is a trip for its connection and one for its end."""
+        """Every read inside, in this thread, on one connection: a table's rebuild makes
+        several reads, and each on its own connection costs a ping and a rollback too."""
         if getattr(self._reading, "conn", None) is not None:
             yield
             return
