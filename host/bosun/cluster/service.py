@@ -10,10 +10,11 @@ leaves the table's stream, frees the lock, and the newcomer takes the table with
 Which tables each keeps is rendezvous hashing (`preference`): every referee ranks the tables
 its own way, so a join or a leave moves few tables and none back and forth.
 
-A table taken is rebuilt from its log (`resume_or_start`, as after a restart), given a
-`FencedStore` and an `EntryWriter` of its own, and then followed on the stream. A referee that
-finds it lost a table, its leases' connection or NATS for good stops (fail-stop): another
-takes its tables within a poll, and its writes were fenced meanwhile.
+A table taken is given a `FencedStore` and an `EntryWriter` of its own, rebuilt from its log
+in a worker thread (`read_unfinished`, as after a restart; TAKES_AT_ONCE tables side by side),
+and then followed on the stream. A referee that finds it lost a table, its leases' connection
+or NATS for good stops (fail-stop): another takes its tables within a poll, and its writes
+were fenced meanwhile.
 
 Every referee serves the web for its own tables and says, at /api/cluster, which referee holds
 every other one: a page whose referee gave its table up or died finds the table's new referee
