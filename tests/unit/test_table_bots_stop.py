@@ -2,12 +2,15 @@
 
 Python 3.11's `asyncio.wait_for` swallows a cancel that arrives as the awaited wait ends: the
 bots' loop then went on, and the table's stop() waited for it for ever (a test teardown that
-did not end within a minute in CI)."""
+did not end within a minute in CI). And their web client is made without a certificate bundle
+(30-60 ms of the loop a table, read from disk): they talk to the service's own plain HTTP."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+
+import pytest
 
 from bosun.demo.table_bots import TableBots
 
@@ -50,3 +53,14 @@ def test_the_bots_stop_when_the_stop_comes_as_the_game_changes():
         return asyncio.get_running_loop().time() - stopping
 
     assert asyncio.run(scenario()) < STOP_CEILING_S / 2  # stopped at once, not at the ceiling
+
+
+def test_the_bots_play_only_through_the_services_own_plain_http_address():
+    # their web client loads no certificate bundle on the loop: so it must never need one
+    async def make(url: str) -> Bots:
+        return Bots("t1", None, url, "key", ("127.0.0.1", 9), 0, None)
+
+    with pytest.raises(ValueError, match="http:// address"):
+        asyncio.run(make("https://bosun.example:8443"))
+    bots = asyncio.run(make("http://127.0.0.1:9"))
+    assert str(bots.http.base_url) == "http://127.0.0.1:9"
