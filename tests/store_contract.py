@@ -12,6 +12,7 @@ import random
 import threading
 
 import pytest
+import sqlalchemy as sa
 
 from bosun.bots.riffraff import BotPolicy, play_game
 from bosun.games.match import Match, dump_log_line, replay
@@ -355,8 +356,6 @@ def scenario_the_effective_log_replays_to_the_same_state(store: Store) -> None:
 
 def scenario_reads_inside_reading_share_one_connection_in_their_thread(store: Store) -> None:
     # a table rebuilt from its log makes several reads: on one connection, not one apiece
-    import sqlalchemy as sa
-
     game_id = start(store)
     store.append_many(
         [{"table_id": "t1", "game_id": game_id, "kind": "input", "payload": {}, "at_ms": T0_MS}]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -101,10 +103,12 @@ def test_a_ship_event_shows_its_feed_line_with_its_state_and_lights_the_ship_onc
     # a ship's event is decided at once and stored by the writer; a page that looks before it
     # is stored sees the decided state with the line saying what happened, never one alone
     loop = asyncio.new_event_loop()  # not run yet: the writer's "stored" waits on it
-    with Store.open(f"sqlite:///{tmp_path / 'bosun.db'}") as store:
+    writes = ThreadPoolExecutor(max_workers=1)
+    with Store.open(f"sqlite:///{tmp_path / 'bosun.db'}") as store, closing(loop), writes:
         config = TableConfig(id="t1", players=default_seats(["ann", "bob", "cy"]))
         wire = Wire()
-        runtime = TableRuntime(config, store, wire, Clock(), writer=EntryWriter(store, loop))
+        writer = EntryWriter(store, loop, thread=writes)
+        runtime = TableRuntime(config, store, wire, Clock(), writer=writer)
         runtime.start_game()
         view = TableView(runtime)
         for player, value in zip(("ann", "bob", "cy"), (9, 5, 3), strict=True):
@@ -121,7 +125,6 @@ def test_a_ship_event_shows_its_feed_line_with_its_state_and_lights_the_ship_onc
         lines = [line["text"] for line in view.snapshot()["feed"]]
         assert lines.count("ann loaded a boat (11.7 g)") == 1  # said once, not again when stored
         runtime.close()
-    loop.close()
 
 
 async def _until(condition) -> None:
