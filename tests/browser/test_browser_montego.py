@@ -5,6 +5,7 @@ answer the harbour's questions (MB15): on the page, or with the page's hands on 
 from __future__ import annotations
 
 import re
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -15,6 +16,7 @@ from support.service import WHOLE_GAME_CEILING_S, service_options, with_virtual_
 PLAYERS = ("ann", "bob", "cy")
 SCALE = 6.0
 SEED = 4
+DOCKS = (1, 2, 3, 4)
 # Each player's cards a round: (big, little)
 CARDS = {"ann": [(3, 2), (1, 4)], "bob": [(4, 1), (5, 3)], "cy": [(2, 5), (2, 2)]}
 
@@ -167,6 +169,25 @@ def resolve_round(phones, table_page, round_no: int) -> dict[str, int]:
         wait_until(table_page, moved_on, timeout_ms=WAIT_MS)
 
 
+def harbour_in_step(table_page, harbour) -> dict:
+    """The snapshot in which the game, the referee's load cells and the virtual harbour (the
+    truth) hold the same barrels dock by dock, with no ships left to follow (MB10: the ships
+    that sailed cleared, the ones behind moved up). The harbour's hands act on the game as they
+    last saw it, and barrels set down are aboard at once but felt a moment later, so the three
+    are compared together until they agree, within WAIT_MS; a misread never agrees."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        on_docks = {str(dock): len(harbour.node.ship.aboard(dock)) for dock in DOCKS}
+        snapshot = last(table_page)
+        docks = enumerate(snapshot["state"]["docks"], 1)
+        cargo = {str(n): sum(d["cargo"].values()) if d and "cargo" in d else 0 for n, d in docks}
+        felt = snapshot["referee"]["harbour_felt"]
+        if felt == cargo == on_docks and not snapshot["referee"]["ships_moving"]:
+            return snapshot
+        assert time.monotonic() < deadline, f"game {cargo}, referee felt {felt}, aboard {on_docks}"
+        table_page.wait_for_timeout(100)
+
+
 @pytest.mark.timeout(WHOLE_GAME_CEILING_S)
 def test_mb6_mb15_people_play_rounds_on_their_phones_at_a_virtual_harbour(table):
     service, harbour = table
@@ -191,16 +212,8 @@ def test_mb6_mb15_people_play_rounds_on_their_phones_at_a_virtual_harbour(table)
         # round 2: the harbour answered the first round without a single flag, and once the
         # ships that sailed are cleared (MB10), it holds what the game says
         wait_until(table_page, "s.state.round === 2 && s.state.phase === 'hire'")
-        snapshot = wait_until(
-            table_page,
-            "Object.keys(s.referee.harbour_off).length === 0 && !s.referee.ships_moving.length",
-        )
+        snapshot = harbour_in_step(table_page, harbour)
         assert snapshot["referee"]["flags"] == [], snapshot["referee"]["flags"]
-        cargo = sum(
-            sum(d["cargo"].values()) for d in snapshot["state"]["docks"] if d and "cargo" in d
-        )
-        on_docks = sum(len(harbour.node.ship.aboard(d)) for d in (1, 2, 3, 4))
-        assert cargo == on_docks  # the virtual harbour holds what the game says
         declare(phones, table_page)
         choose_cards(phones, table_page, 1)
         state = wait_until(table_page, "!!s.state.pending || s.state.round > 2")["state"]
