@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bosun.sim.params import LEVELS
+from bosun.sim.params import ShipParams
+from bosun.sim.zoo import level_named
 from shipsense.geometry import ZONE_HEIGHT_M
 from shipsense.items import name_fall
 
@@ -280,6 +281,17 @@ def _audible(piece: dict, min_mj: float) -> bool:
     return piece["grams"] * 9.81 * ZONE_HEIGHT_M[piece["zone"]] >= min_mj
 
 
+def _piezo_threshold_mj(session: dict) -> float:
+    """The strike energy this trace's piezo needed: its level's or zoo family's threshold over
+    the drawn ship's sensitivity squared (0 for a level this bench does not know)."""
+    try:
+        level = level_named(session.get("level", ""))
+    except ValueError:
+        return 0.0
+    ship = ShipParams.draw(level, session["seed"], session["rate_sps"], session["table"])
+    return ship.sensors.piezo_threshold_mj
+
+
 def _score_table(
     s: Score,
     truth: list[dict],
@@ -297,8 +309,7 @@ def _score_table(
         return
     table = session["table"]
     items = session.get("items") or {}
-    level = LEVELS.get(session.get("level", ""))
-    min_mj = level.piezo_min_mj if level is not None else 0.0
+    min_mj = _piezo_threshold_mj(session)
     lands = [e for e in events if e["type"] == "land"]
     for index, record in enumerate(falls):
         pieces = record["pieces"]

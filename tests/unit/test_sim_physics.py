@@ -248,3 +248,59 @@ def test_forces_are_exact_without_sensor_effects():
     forces = ship.forces_at(50.0)
     assert forces[3] == pytest.approx(ship.find(4).grams) and len(forces) == 11
     assert math.fsum(forces) == pytest.approx(ship.find(4).grams)
+
+
+def test_a_piezo_half_as_sensitive_needs_four_times_the_energy_and_twice_a_quarter():
+    ship = make_ship(sensors=SensorParams(piezo_min_mj=2.0, piezo_gain=0.5))  # needs 8 mJ
+    ship.preload(5, "rat")  # 2.6 g from 20 cm: 5.1 mJ
+    ship.preload(9, "boat")  # 11.8 g from 34 cm: 39 mJ
+    ship.fall(ship.find(5), "landed")
+    assert not any(s.impact for s in run_until(ship, 1000))
+    ship.fall(ship.find(9), "landed")
+    assert sum(s.impact for s in run_until(ship, 2000)) == 1
+    keen = make_ship(sensors=SensorParams(piezo_min_mj=2.0, piezo_gain=2.0))  # needs 0.5 mJ
+    keen.preload(1, "rat")  # 1.5 mJ
+    keen.fall(keen.find(1), "landed")
+    assert sum(s.impact for s in run_until(keen, 1000)) == 1
+
+
+def fired_after_strike(sensors: SensorParams, zone: int, item: str) -> tuple[float, list[float]]:
+    """When a piece from `zone` landed, and the times of the samples the piezo fired in."""
+    ship = make_ship(sensors=sensors)
+    fall = ship.fall(ship.preload(zone, item), "landed", at_ms=100.0)
+    samples = run_until(ship, 1000)
+    return fall.pieces[0].land_us / 1000, [s.t_ms for s in samples if s.impact]
+
+
+def test_a_ringing_table_trips_the_piezo_on_until_the_ring_dies_away():
+    ringing = SensorParams(piezo_min_mj=1.0, piezo_ring_hz=200.0, piezo_ring_decay_ms=20.0)
+    land_ms, fired = fired_after_strike(ringing, 9, "boat")  # 39 mJ: 6.2x the threshold
+    ring_ms = 20.0 * math.log(math.sqrt(11.8 * 9.81 * 0.34))  # above the threshold: 37 ms
+    assert land_ms <= fired[0] < land_ms + 12.5
+    assert fired == [fired[0] + 12.5 * k for k in range(len(fired))]  # every sample, then none
+    assert land_ms + ring_ms - 12.5 <= fired[-1] < land_ms + ring_ms + 12.5
+    assert len(fired_after_strike(replace(ringing, piezo_ring_decay_ms=0.0), 9, "boat")[1]) == 1
+    assert len(fired_after_strike(ringing, 1, "rat")[1]) == 1  # 1.5 mJ: dies away at once
+    ship = make_ship(sensors=ringing)
+    ship.knock(at_ms=100.0)
+    assert 2 <= sum(s.impact for s in run_until(ship, 1000)) <= 3  # 3x: 22 ms of ringing
+
+
+def test_the_mat_rocks_on_after_a_landing_then_holds_the_pieces_weight():
+    hands = replace(
+        GENTLE, mat_ring_fraction=(0.3, 0.3), mat_ring_hz=(5.0, 5.0), mat_ring_decay_ms=(200, 200)
+    )
+    ship = make_ship(hands)
+    boat = ship.preload(10, "boat")
+    fall = ship.fall(boat, "landed", at_ms=100.0)
+    land_ms = fall.pieces[0].land_us / 1000
+    assert fall.done_ms >= land_ms + 1200  # six time constants: rung out
+    samples = run_until(ship, fall.done_ms + 200)
+    rocking = [s.table_g - boat.grams for s in samples if land_ms + 20 < s.t_ms < land_ms + 400]
+    assert max(rocking) > 0.15 * boat.grams and min(rocking) < -0.1 * boat.grams
+    assert samples[-1].table_g == pytest.approx(boat.grams)
+    still = make_ship()
+    fall = still.fall(still.preload(10, "boat"), "landed", at_ms=100.0)
+    # the landing's weight and the HX711's filter have settled 70 ms on: nothing rocks
+    later = [s for s in run_until(still, 1000) if s.t_ms > fall.pieces[0].land_us / 1000 + 70]
+    assert all(s.table_g == pytest.approx(boat.grams) for s in later)

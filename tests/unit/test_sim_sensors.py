@@ -184,3 +184,44 @@ def test_table_kinds_fit_the_mat_and_or_piezo(table, has_mat, has_piezo):
 def test_impossible_parameters_are_refused_by_name(make, complaint):
     with pytest.raises(ValueError, match=re.escape(complaint)):
         make()
+
+
+def test_a_zone_calibrated_5_percent_high_reads_every_weight_5_percent_heavy():
+    ship = ship_with(calibration=(1.05, 1.0) + (1.0,) * 7 + (0.96, 0.97))
+    crate = ship.place(1, "crate", press_g=0.0)
+    boat = ship.place(2, "boat", press_g=0.0)
+    ship.place(10, "chest", press_g=0.0)
+    end = run_for(ship, 1_000)[-1]
+    assert end.zones_g[0] == pytest.approx(1.05 * crate.grams)  # 20 g would read 21 g
+    assert end.zones_g[1] == pytest.approx(boat.grams)
+    chest = ship.find(10)
+    assert end.zones_g[9] == pytest.approx(0.96 * chest.grams)
+    ship.fall(chest, "landed")
+    assert run_for(ship, 1_000)[-1].table_g == pytest.approx(0.97 * chest.grams)  # the mat's
+
+
+@pytest.mark.parametrize("rate", [80, 10])
+def test_a_settling_lag_brings_a_step_within_1_percent_only_after_its_periods(rate):
+    period_ms = 1000.0 / rate
+    ship = ship_with(rate=rate, settle_lag_periods=4.0)
+    run_for(ship, 1_000)
+    placed = ship.place(4, "crate", press_g=0.0)
+    samples = run_for(ship, 3_000)
+    grams = placed.grams
+    started = next(s.t_ms for s in samples if s.zones_g[3] > 0.0)
+    within = [abs(s.zones_g[3] - grams) < 0.01 * grams for s in samples]
+    settled = samples[within.index(True)].t_ms
+    assert all(within[within.index(True) :])  # a lag does not overshoot
+    # the lag alone needs its four periods; the HX711's own filter adds up to three more
+    assert 4 * period_ms <= settled - started <= 7 * period_ms
+    halfway = next(s for s in samples if s.t_ms == started + 2 * period_ms)
+    assert grams - halfway.zones_g[3] > 0.05 * grams  # still well short, half way
+    assert samples[-1].zones_g[3] == pytest.approx(grams)
+
+
+def test_the_zoo_sensor_effects_are_off_in_normal_and_hard_ships():
+    for level in ("normal", "hard"):
+        sensors = ShipParams.draw(level, seed=8).sensors
+        assert set(sensors.calibration) == {1.0} and sensors.settle_lag_periods == 0.0
+        assert sensors.piezo_gain == 1.0 and sensors.piezo_ring_decay_ms == 0.0
+        assert sensors.piezo_threshold_mj == sensors.piezo_min_mj

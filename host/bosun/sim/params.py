@@ -52,14 +52,40 @@ class SensorParams:
     # (zone_a, zone_b, fraction): that fraction of a's load shows on b, and of b's on a;
     # the total is conserved (the loaded cell reads that much less).
     crosstalk: tuple[tuple[int, int, float], ...] = ()
-    piezo_min_mj: float = 1.0  # impact energy the piezo comparator needs
+    piezo_min_mj: float = 1.0  # impact energy the piezo comparator needs (at gain 1)
     piezo_ship_impact_probability: float = 0.0  # a piece landing on the deck trips the piezo
+    # The zoo's sensor effects (bosun.sim.zoo); all off by default, so `normal` and `hard`
+    # ships (and every corpus drawn from them) stay exactly as they were.
+    # Each channel's reading / true grams: its calibration's scale factor is off by this much
+    # (1.05: a 20 g piece reads 21 g), on everything the cell feels; noise, drift and glitches
+    # are in grams already.
+    calibration: tuple[float, ...] = (1.0,) * 11
+    # A first-order lag behind the HX711's own filter (an input RC filter, a slowly settling
+    # cell): on its own it brings a step within 1 % of its size in this many conversion
+    # periods, on top of the datasheet's four (0: none).
+    settle_lag_periods: float = 0.0
+    # The piezo's sensitivity (voltage for a given strike): its comparator trips when
+    # gain x sqrt(m g h / piezo_min_mj) >= 1, so the energy it needs is piezo_min_mj / gain^2.
+    piezo_gain: float = 1.0
+    # The table rings after a strike: the piezo's signal swings at this frequency, decaying with
+    # this time constant, and the comparator trips again on every swing still above its
+    # threshold (decay 0: no ringing).
+    piezo_ring_hz: float = 100.0
+    piezo_ring_decay_ms: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("noise_g_rms", "drift_g_per_min"):
+        for name in ("noise_g_rms", "drift_g_per_min", "calibration"):
             values = getattr(self, name)
             if len(values) != 11 or not all(math.isfinite(v) for v in values):
                 raise ValueError(f"{name} needs 11 finite numbers (10 zones, then the mat)")
+        if not all(0.5 <= c <= 2.0 for c in self.calibration):
+            raise ValueError("calibration factors must be 0.5-2")
+        if not 0 <= self.settle_lag_periods <= 100:
+            raise ValueError("settle_lag_periods must be 0-100")
+        if not 0 < self.piezo_gain <= 100 or not 0 < self.piezo_ring_hz <= 100_000:
+            raise ValueError("piezo_gain must be 0-100 and piezo_ring_hz 0-100000, above 0")
+        if not 0 <= self.piezo_ring_decay_ms <= 10_000:
+            raise ValueError("piezo_ring_decay_ms must be 0-10000")
         if min(self.noise_g_rms) < 0:
             raise ValueError("noise_g_rms cannot be negative")
         if not 0 <= self.glitch_per_min <= 60_000 or not 0 <= self.creep_fraction <= 0.1:
@@ -68,6 +94,11 @@ class SensorParams:
             raise ValueError("creep_tau_s and drift_period_min must be above 0")
         if not 0 <= self.piezo_ship_impact_probability <= 1:
             raise ValueError("piezo_ship_impact_probability must be 0-1")
+
+    @property
+    def piezo_threshold_mj(self) -> float:
+        """The strike energy (m g h, mJ) that trips this piezo's comparator."""
+        return self.piezo_min_mj / (self.piezo_gain * self.piezo_gain)
 
 
 @dataclass(frozen=True)
@@ -117,6 +148,11 @@ class HandParams:
     topple_probability: float = 0.0  # a placed piece topples off the moment it is let go
     cascade_probability: float = 0.0  # a placement sets off 2-3 pieces on other zones ...
     cascade_gap_ms: Range = (100.0, 400.0)  # ... falling this far apart
+    # The mat rocks on its cell after a landing: a slow ring of this share of the landing
+    # piece's weight (from the top yard; less from lower down), on top of the landing's spike.
+    mat_ring_fraction: Range = (0.0, 0.0)
+    mat_ring_hz: Range = (3.0, 10.0)
+    mat_ring_decay_ms: Range = (80.0, 300.0)
 
     def __post_init__(self) -> None:
         for name in ("deck_slide_share", "topple_probability", "cascade_probability"):
@@ -190,6 +226,7 @@ class ShipParams:
             crosstalk=crosstalk,
             piezo_min_mj=lv.piezo_min_mj,
             piezo_ship_impact_probability=lv.piezo_ship_impact_probability,
+            **_draw_zoo_sensors(lv, seed),
         )
         sway = SwayParams(
             hz=(round(rng.uniform(*lv.sway_hz), 3), round(rng.uniform(*lv.sway_hz), 3)),
@@ -215,6 +252,24 @@ class ShipParams:
         Noise, drift, sway and hands are the level's, as drawn for the ship."""
         ship = cls.draw(level, seed, rate_sps=rate_sps, table="none")
         return replace(ship, item_grams=dict(HARBOUR_ITEM_GRAMS), pieces_per_item=HARBOUR_BARRELS)
+
+
+def _draw_zoo_sensors(lv: Level, seed: int | str) -> dict:
+    """The zoo's sensor effects for one ship, from their own random stream (so a level
+    without them draws every other value as before); {} when the level has none."""
+    zoo = (lv.calibration_error, lv.settle_lag_periods, lv.piezo_gain, lv.piezo_ring_decay_ms)
+    if zoo == (0.0, (0.0, 0.0), (1.0, 1.0), (0.0, 0.0)):  # none of them
+        return {}
+    rng = random.Random(f"{seed}/zoo-sensors")
+    error = lv.calibration_error
+    return {
+        "calibration": tuple(round(1.0 + rng.uniform(-error, error), 4) for _ in range(11)),
+        "settle_lag_periods": round(rng.uniform(*lv.settle_lag_periods), 3),
+        # log-uniform: as likely half as sensitive as twice
+        "piezo_gain": round(math.exp(rng.uniform(*map(math.log, lv.piezo_gain))), 3),
+        "piezo_ring_hz": round(rng.uniform(*lv.piezo_ring_hz), 1),
+        "piezo_ring_decay_ms": round(rng.uniform(*lv.piezo_ring_decay_ms), 2),
+    }
 
 
 @dataclass(frozen=True)
@@ -245,6 +300,12 @@ class Level:
     sequence_gap_ms: Range  # pieces falling one after another
     together_gap_ms: Range  # pieces falling together
     overlap_probability: float  # a touch or knock lands while something else happens
+    # The zoo's sensor effects (bosun.sim.zoo), drawn per ship; off unless a family sets them.
+    calibration_error: float = 0.0  # each channel's scale factor within 1 +- this
+    settle_lag_periods: Range = (0.0, 0.0)
+    piezo_gain: Range = (1.0, 1.0)
+    piezo_ring_hz: Range = (100.0, 100.0)
+    piezo_ring_decay_ms: Range = (0.0, 0.0)
 
 
 NORMAL = Level(

@@ -7,6 +7,9 @@ cubic B-spline, the shape of a sinc^4 decimator's step response). Output-referre
 noise, single-sample glitches (a disturbed serial read), creep (the cell's reading rises
 towards `creep_fraction` of its load with `creep_tau_s`) and thermal drift (a slow sine that
 starts at the channel's rate) come on top.
+
+The zoo's effects (off by default): a first-order lag behind the filter (`settle_lag_periods`,
+a slow input or cell), and each channel's calibration off by a factor (`calibration`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ class LoadCellBank:
         self.creep = [0.0] * CHANNELS
         self.creep_tau_us = max(params.creep_tau_s, 1e-3) * 1e6
         self.glitches = 0  # count, for tests and reports
+        self.lagged: list[float] = []  # the lag's output, per channel (settled at power-up)
+        # A lag with time constant tau leaves e^-(t / tau) of a step: 1 % at tau x ln 100.
+        self.lag_tau_periods = params.settle_lag_periods / math.log(100.0)
+        self.calibration = None if set(params.calibration) == {1.0} else params.calibration
 
     def read(self, averaged_g: list[float], t_us: int, span_us: int) -> list[float]:
         """Readings at `t_us` (grams, 11 channels) from the forces averaged over `span_us`."""
@@ -51,6 +58,8 @@ class LoadCellBank:
         h0, h1, h2, h3 = history
         a, b = FILTER_TAPS[0], FILTER_TAPS[1]
         out = [a * (h0[i] + h3[i]) + b * (h1[i] + h2[i]) for i in range(CHANNELS)]
+        if self.lag_tau_periods:
+            out = self._lag(out, first)
 
         creep_fraction = self.params.creep_fraction
         if creep_fraction:
@@ -62,6 +71,9 @@ class LoadCellBank:
                 target = creep_fraction * out[i]
                 creep[i] = target + (creep[i] - target) * keep
                 out[i] += creep[i]
+        calibration = self.calibration
+        if calibration is not None:
+            out = [value * factor for value, factor in zip(out, calibration, strict=True)]
 
         gauss = self.rng.gauss
         noise, drift = self.noise, self.drift_amplitude_g
@@ -80,15 +92,40 @@ class LoadCellBank:
             self.glitches += 1
         return out
 
+    def _lag(self, filtered: list[float], first: bool) -> list[float]:
+        """The first-order lag after the HX711's filter, one conversion period on."""
+        if first:
+            self.lagged = list(filtered)
+            return filtered
+        keep = math.exp(-1.0 / self.lag_tau_periods)
+        lagged = self.lagged
+        for i in range(CHANNELS):
+            lagged[i] = filtered[i] + (lagged[i] - filtered[i]) * keep
+        return list(lagged)
+
 
 class Piezo:
-    """The table's piezo and comparator: the firmware latches a pulse until the next sample."""
+    """The table's piezo and comparator: the firmware latches a pulse until the next sample.
 
-    def __init__(self) -> None:
+    With ringing (`ring_decay_ms` above 0) a strike of `strength` times the comparator's
+    threshold rings on at `ring_hz`, and every swing still above the threshold trips it again.
+    """
+
+    MAX_SWINGS = 1000
+
+    def __init__(self, ring_hz: float = 100.0, ring_decay_ms: float = 0.0) -> None:
         self.pending_us: list[int] = []
+        self.ring_period_us = 1e6 / ring_hz
+        self.ring_tau_us = ring_decay_ms * 1e3
 
-    def hit(self, t_us: int) -> None:
+    def hit(self, t_us: int, strength: float = 1.0) -> None:
+        """A strike at `t_us`, `strength` times what the comparator needs (at least 1)."""
         self.pending_us.append(t_us)
+        if self.ring_tau_us > 0.0 and strength > 1.0:
+            # the envelope strength x e^(-t / tau) stays above the threshold this long
+            ringing_us = self.ring_tau_us * math.log(strength)
+            swings = min(int(ringing_us / self.ring_period_us), self.MAX_SWINGS)
+            self.pending_us += [t_us + round(k * self.ring_period_us) for k in range(1, swings + 1)]
         self.pending_us.sort()
 
     def read(self, after_us: int, until_us: int) -> int:

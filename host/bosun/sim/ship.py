@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from bosun.sim.impacts import KNOCK_STRENGTH, ShipImpacts
 from bosun.sim.params import ShipParams
 from bosun.sim.pieces import Piece, calibrated_item_grams, make_pieces
 from bosun.sim.sensors import CHANNELS, LoadCellBank, Piezo
@@ -38,7 +39,6 @@ from shipsense.geometry import (
 )
 
 OUTCOMES = ("landed", "caught", "bounced")
-TOP_YARD_HEIGHT_M = ZONE_HEIGHT_M[10]
 EVAL_STEP_US = 12_500  # forces are evaluated every 12.5 ms within a conversion period
 
 
@@ -51,7 +51,7 @@ class Sample(NamedTuple):
     impact: int | None
 
 
-class VirtualShip(ShipShifts):
+class VirtualShip(ShipShifts, ShipImpacts):
     """A Riff Raff ship on the table, with its sensors; deterministic for a seed.
 
     `VirtualShip(ShipParams.draw("normal", seed, rate_sps=80, table="both"), seed)`.
@@ -97,7 +97,8 @@ class VirtualShip(ShipShifts):
         self._bank = LoadCellBank(
             self.params.sensors, self.params.has_mat, random.Random(f"{seed}/noise")
         )
-        self._piezo = Piezo()
+        sensors = self.params.sensors
+        self._piezo = Piezo(sensors.piezo_ring_hz, sensors.piezo_ring_decay_ms)
         self._period_us = 1_000_000 // self.rate_sps
         self._next_index = 0
         self._last_us: int | None = None  # time of the last sample (conversion)
@@ -366,7 +367,7 @@ class VirtualShip(ShipShifts):
         ripple = rng.uniform(*hands.knock_ripple_g) if ripple_g is None else float(ripple_g)
         if not 0.0 <= ripple <= 500.0:
             raise ValueError(f"ripple_g must be 0-500 g, not {ripple}")
-        self._piezo.hit(t0)
+        self._piezo.hit(t0, KNOCK_STRENGTH * self.params.sensors.piezo_gain)
         tau = self._draw_us((30.0, 100.0))
         self._transients.append(DampedSine(MAT_CHANNEL, t0, ripple, rng.uniform(15, 30), tau))
         if self.params.sway.g_per_g > 0.0:
@@ -566,21 +567,3 @@ class VirtualShip(ShipShifts):
         if placement is not None and placement.left_us is None:
             placement.left_us = start_us
         piece.where, piece.ready_us = "moving", leave_us
-
-    def _impact(self, channel: int, t_us: int, grams: float, drop_m: float, to_table: bool) -> int:
-        """A piece hitting the mat (channel 10) or a zone: a ringing spike, maybe the piezo."""
-        hands, rng = self.params.hands, self._rng
-        speed_ratio = math.sqrt(max(drop_m, 0.0) / TOP_YARD_HEIGHT_M)
-        peak = grams * rng.uniform(*hands.impact_factor) * speed_ratio
-        tau = self._draw_us(hands.impact_decay_ms)
-        if peak > 0.0:
-            self._transients.append(
-                DampedSine(channel, t_us, peak, rng.uniform(*hands.impact_hz), tau)
-            )
-        sensors = self.params.sensors
-        energy_mj = grams * 9.81 * drop_m  # m g h, in millijoules for grams and metres
-        if energy_mj >= sensors.piezo_min_mj and (
-            to_table or rng.random() < sensors.piezo_ship_impact_probability
-        ):
-            self._piezo.hit(t_us)
-        return t_us + 6 * tau

@@ -19,9 +19,22 @@ Named behaviours (the ranges each family draws from):
 - rough hands and pieces (`rough`): presses of 5-60 g held 0.1-1.5 s, ringing up to 0.7 of
   the piece's weight, landing spikes up to 14 times it, mat bounces resting up to 0.6 s,
   10 glitches a minute, piece weights scattered 5 % (about +-10 % at two sigmas);
-- all of it at once, moderately (`mixed`).
-Not modelled yet: each zone's calibration off by up to +-5 %, HX711 settling beyond the
-sensor model's, piezo sensitivity and ringing, mat ringing.
+- all of it at once, moderately (`mixed`);
+- the sensors (`sensors`): each channel's calibration off by up to +-5 %
+  (`calibration_error` 0.05: a 20 g piece reads 19-21 g on a zone), the HX711s settling
+  slower than the datasheet's four conversion periods (`settle_lag_periods` 0-4: a lag after
+  their filter that takes up to four periods more to come within 1 % of a step, so up to
+  800 ms in all at 10 SPS, 100 ms at 80 SPS), the piezo's sensitivity 0.5-2x (`piezo_gain`,
+  drawn log-uniform: it needs 0.25-4x the energy to trip) and the table ringing on after a
+  strike at 40-250 Hz, decaying in 5-60 ms (`piezo_ring_hz`, `piezo_ring_decay_ms`: the
+  comparator trips again on each swing above its threshold, so a strike can fill several
+  samples at 80 SPS), the mat rocking on after a landing with 5-40 % of the piece's weight at
+  3-10 Hz, decaying in 80-300 ms (`mat_ring_fraction`, `mat_ring_hz`, `mat_ring_decay_ms`),
+  bounces resting up to 0.6 s (as `rough`), piece weights scattered 5 % (about +-10 %).
+  Calibration, settling and the piezo are drawn per ship (a trace), the mat's ring per landing.
+Not modelled: a landed piece hopping on the mat before it rests (a `bounced` one leaves it),
+calibration that changes during a session, the HX711's unsettled first reading after power-up
+or a gain change (every session starts settled), a piezo that saturates.
 """
 
 from __future__ import annotations
@@ -85,6 +98,23 @@ FAMILIES: dict[str, Level] = {
             deck_unload_fraction=(0.3, 1.0),
             topple_probability=0.08,
             cascade_probability=0.12,
+        ),
+    ),
+    "sensors": replace(
+        NORMAL,
+        name="sensors",
+        calibration_error=0.05,
+        settle_lag_periods=(0.0, 4.0),
+        piezo_gain=(0.5, 2.0),
+        piezo_ring_hz=(40.0, 250.0),
+        piezo_ring_decay_ms=(5.0, 60.0),
+        piece_scatter=0.05,
+        hands=replace(
+            NORMAL.hands,
+            mat_ring_fraction=(0.05, 0.4),
+            mat_ring_hz=(3.0, 10.0),
+            mat_ring_decay_ms=(80.0, 300.0),
+            bounce_rest_ms=(0.0, 600.0),
         ),
     ),
 }

@@ -1,0 +1,50 @@
+"""The zoo of ships (bosun.sim.zoo): families draw within their documented ranges, and what a
+family adds is off elsewhere, so the corpora drawn before it stay sample for sample the same."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from bosun.sim import ShipParams, VirtualShip, random_session
+from bosun.sim.trace_io import format_sample
+from bosun.sim.zoo import FAMILIES, level_named
+
+# Fingerprints of 60 s sessions (CSV rows and truth), taken before the zoo's sensor effects
+# existed (commit 258e40e); a default that changed any sample or record changes them.
+BEFORE_SENSOR_EFFECTS = {
+    ("normal", 1, 80, "both"): "a18979d194079b5f",
+    ("hard", 2, 10, "both"): "46682c5dc294e9d3",
+    ("rough", 3, 80, "piezo"): "0a9dc81101b9ebad",
+    ("mixed", 4, 10, "mat"): "765f6f06358970a2",
+}
+
+
+@pytest.mark.parametrize("level, seed, rate, table", sorted(BEFORE_SENSOR_EFFECTS))
+def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed, rate, table):
+    lv = level_named(level)
+    ship = VirtualShip(ShipParams.draw(lv, seed, rate_sps=rate, table=table), seed)
+    digest = hashlib.sha256()
+    for sample in random_session(ship, lv, 60.0, seed):
+        digest.update(format_sample(sample).encode() + b"\n")
+    digest.update(json.dumps(ship.truth_json(), sort_keys=True).encode())
+    assert digest.hexdigest()[:16] == BEFORE_SENSOR_EFFECTS[(level, seed, rate, table)]
+
+
+def test_the_sensors_family_draws_each_ship_within_its_ranges():
+    ships = [ShipParams.draw(FAMILIES["sensors"], seed).sensors for seed in range(40)]
+    factors = [c for s in ships for c in s.calibration]
+    assert all(0.95 <= c <= 1.05 for c in factors)
+    assert min(factors) < 0.96 and max(factors) > 1.04  # up to +-5 %, zone by zone
+    assert len({s.calibration for s in ships}) == 40
+    gains = [s.piezo_gain for s in ships]
+    assert all(0.5 <= g <= 2.0 for g in gains) and min(gains) < 0.7 and max(gains) > 1.4
+    assert sum(g < 1.0 for g in gains) == pytest.approx(20, abs=8)  # log-uniform around 1
+    for s in ships:
+        assert 0.0 <= s.settle_lag_periods <= 4.0
+        assert 40.0 <= s.piezo_ring_hz <= 250.0 and 5.0 <= s.piezo_ring_decay_ms <= 60.0
+        assert s.piezo_threshold_mj == pytest.approx(1.0 / s.piezo_gain**2)
+    hands = FAMILIES["sensors"].hands
+    assert hands.mat_ring_fraction == (0.05, 0.4) and hands.bounce_rest_ms == (0.0, 600.0)
