@@ -54,6 +54,20 @@ def test_rr8_an_unpressed_piece_is_placed_once_it_holds_still():
     assert (place["zone"], place["item"]) == (2, "chest")
 
 
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_rr8_a_piece_held_pressed_still_for_a_second_is_placed_with_its_own_weight(rate_hz):
+    # issue 11 (the zoo's rough hands): a still load that fits no piece is a hand still
+    # pressing; the place waits for it to let go instead of weighing piece and hand together
+    signal = ShipSignal(seconds=7.0, noise_g=0.1, rate_hz=rate_hz)
+    hand_left = signal.place(5, 11.8, 1000.0, press_g=14.0, press_ms=2400.0)  # ~1 s still
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (5, "boat")
+    assert place["grams"] == pytest.approx(11.8, abs=0.6)
+    assert place["decided_ms"] >= hand_left
+    assert of_type(events, "fall", "stay") == []
+
+
 def test_rr9_two_pieces_one_after_the_other_on_a_yard_are_two_places():
     signal = ShipSignal(seconds=8.0, noise_g=0.1)
     signal.place(9, 2.6, 1000.0)

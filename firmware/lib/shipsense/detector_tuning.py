@@ -71,6 +71,10 @@ PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is thi
 PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
 _PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
 _PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
+# ... but with items, a still load that fits no piece is a hand still pressing one down (a
+# press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and
+# let-go included); it is a place without a release only once it has held longer than that
+_PLAIN_PRESSED_MS = const(1600)
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
 # a plateau this long after the release can be weighed if a fall follows
@@ -170,6 +174,7 @@ def windows(det):
     det.place_max_n = max(det.place_min_n, ns(_PLACE_MAX_WINDOW_MS))
     det.plain_n = ns(_PLAIN_MS)
     det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
+    det.plain_pressed_n = ns(_PLAIN_PRESSED_MS)
     det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
     det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off
