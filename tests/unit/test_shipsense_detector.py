@@ -276,6 +276,35 @@ def test_a_piece_toppling_off_as_it_is_let_go_is_a_place_and_a_fall_when_the_mat
     assert abs(place["t_ms"] - hand_left) <= 150
 
 
+def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
+    # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(10, 7.6, 1000.0, press_g=10.0)
+    left = signal.fall(10, 7.6, hand_left, flight_ms=270.0)
+    events = detect(signal, ITEMS)
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["items"]) == (10, "crate", ["crate"])
+    assert fall["grams"] == pytest.approx(7.6, abs=0.5)
+    assert fall["decided_ms"] - left <= 450
+
+
+def test_at_10_sps_a_topple_the_ship_saw_only_part_of_is_weighed_by_the_mat():
+    # issue 11: the HX711 shows a step in full after 3-4 conversions; a piece gone within one
+    # shows as a rise of part of its weight, and the mat holds all of it
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(8, 7.6, 1000.0, press_g=0.0)
+    signal.fall(8, 7.6, hand_left, flight_ms=240.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        8,
+        "crate",
+        [8],
+        ["crate"],
+    )
+
+
 def test_a_hand_pressing_the_ship_while_a_knock_shakes_the_mat_stays_a_touch():
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
     signal.touch([6], 9.0, 1000.0)

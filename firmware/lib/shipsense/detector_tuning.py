@@ -125,6 +125,14 @@ _DECK_SLIDE_MS = const(180)
 # TUMBLE_FACTOR (geometry.py's heights, held by tests/unit/test_shipsense_tuning.py), and the
 # mat shows it LANDING_SEEN_MS later: a vanished rise waits this long for the mat's word.
 TABLE_FALL_MS = const(284)
+# The mat holds a toppled piece once its level has stood still this long off its base (the
+# landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
+# waits MAT_SETTLE_MS (250 ms) more, and a topple's fall is decided no later than that.
+_MAT_STILL_MS = const(60)
+# At 10 SPS the HX711 shows a step in full only after three to four conversions: a piece
+# that toppled off within one of them shows as a rise of a part of its weight. The mat may
+# hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
+_RISE_SEEN_SLOW_FACTOR = const(2)
 MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
 _LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
 _FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
@@ -202,6 +210,8 @@ def windows(det):
     det.deck = []  # zones with nothing below them: a piece leaving them can only slide
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
+    det.mat_still_n = max(3, ns(_MAT_STILL_MS))
+    det.rise_seen_factor = _RISE_SEEN_SLOW_FACTOR if rate_hz < _SLOW_RATE_HZ else 1
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)
         deck = height_ms == 0
