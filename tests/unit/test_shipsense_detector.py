@@ -54,6 +54,20 @@ def test_rr8_an_unpressed_piece_is_placed_once_it_holds_still():
     assert (place["zone"], place["item"]) == (2, "chest")
 
 
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_rr8_a_piece_held_pressed_still_for_a_second_is_placed_with_its_own_weight(rate_hz):
+    # issue 11 (the zoo's rough hands): a still load that fits no piece is a hand still
+    # pressing; the place waits for it to let go instead of weighing piece and hand together
+    signal = ShipSignal(seconds=7.0, noise_g=0.1, rate_hz=rate_hz)
+    hand_left = signal.place(5, 11.8, 1000.0, press_g=14.0, press_ms=2400.0)  # ~1 s still
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (5, "boat")
+    assert place["grams"] == pytest.approx(11.8, abs=0.6)
+    assert place["decided_ms"] >= hand_left
+    assert of_type(events, "fall", "stay") == []
+
+
 def test_rr9_two_pieces_one_after_the_other_on_a_yard_are_two_places():
     signal = ShipSignal(seconds=8.0, noise_g=0.1)
     signal.place(9, 2.6, 1000.0)
@@ -260,6 +274,35 @@ def test_a_piece_toppling_off_as_it_is_let_go_is_a_place_and_a_fall_when_the_mat
     assert (fall["type"], fall["zones"], fall["items"]) == ("fall", [8], ["crate"])
     assert fall["grams"] == pytest.approx(7.6, abs=0.5)
     assert abs(place["t_ms"] - hand_left) <= 150
+
+
+def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
+    # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(10, 7.6, 1000.0, press_g=10.0)
+    left = signal.fall(10, 7.6, hand_left, flight_ms=270.0)
+    events = detect(signal, ITEMS)
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["items"]) == (10, "crate", ["crate"])
+    assert fall["grams"] == pytest.approx(7.6, abs=0.5)
+    assert fall["decided_ms"] - left <= 450
+
+
+def test_at_10_sps_a_topple_the_ship_saw_only_part_of_is_weighed_by_the_mat():
+    # issue 11: the HX711 shows a step in full after 3-4 conversions; a piece gone within one
+    # shows as a rise of part of its weight, and the mat holds all of it
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(8, 7.6, 1000.0, press_g=0.0)
+    signal.fall(8, 7.6, hand_left, flight_ms=240.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        8,
+        "crate",
+        [8],
+        ["crate"],
+    )
 
 
 def test_a_hand_pressing_the_ship_while_a_knock_shakes_the_mat_stays_a_touch():

@@ -46,7 +46,8 @@ back later, or more of it than went, is a hand loading the ship after the piece 
 when its rise was first taken for the piece coming back); a deck quarter's clock is the
 time a piece tumbling into the next quarter needs, cut short when the mat already holds what
 the ship lost. A rise that vanished, with a mat fitted, waits for the mat: a piece landed on
-it is a piece that toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
+it (held still, or weighed by the mat before the ship's episode was over) is a piece that
+toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
 fresh piece that rested briefly while weight then leaves other zones is placed before the
 leaving (a cascade). A drop on another zone while a
 fresh piece settles is cargo leaving only if that zone ends below what it held (a hand that
@@ -159,11 +160,7 @@ class Detector:
         self.last_fall_k = -(10**9)
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
-        self.pending_touch = None  # a touch waiting for the mat's verdict (a topple?)
-        self.pending_release_t = 0
-        self.pending_onset_k = 0
-        self.pending_until_k = 0
-        self.pending_mat = False
+        self.pending = None  # a touch waiting for the mat's verdict (a PendingTouch: a topple?)
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":
@@ -275,7 +272,7 @@ class Detector:
         self.prev_total1 = total
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
-            if self.pending_touch is not None:
+            if self.pending is not None:
                 detector_rest.pending_step(self, k, more, events)
             if more:
                 events.extend(more)

@@ -145,7 +145,9 @@ def step(det, events, k, d, sigma_fast):
                     n += stretch.held_same(det, level)  # what rested before the hand came
                 ready = place.weighed_enough(det, level, n)
             else:
-                ready = plateau.n >= det.plain_n
+                ready = plateau.n >= det.plain_n and (
+                    plateau.n >= det.plain_pressed_n or not place.fits_no_item(det, level)
+                )
             if ready and stretch.rose_since_release(det, plateau):
                 stretch.new_load_phase(det, plateau)
                 return

@@ -48,6 +48,16 @@ def fits_no_piece(det, level, n):
     return det.floor_g - size >= tuning.PLACE_MARGIN_SE * se
 
 
+def fits_no_item(det, level):
+    """True if, with items, what `level` grams adds to a held short rest (or to the base)
+    fits none of them: a piece with a hand still pressing on it, not a piece at rest."""
+    if not det.items:
+        return False
+    if det.held is not None:
+        level -= det.held.level_g  # a second piece on the first
+    return measure.fit_errors(level, det.items) > tuning.FRESH_FIT_ERRORS
+
+
 def rezero(det, k, n):
     """The ship rests at the level of the last `n` still samples: take it as each zone's
     level (what is aboard is unchanged)."""

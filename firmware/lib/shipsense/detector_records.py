@@ -104,6 +104,21 @@ class Returned:
         self.leave = leave
 
 
+class PendingTouch:
+    """A rise that vanished, with a mat fitted: the `touch` it is unless the mat says a piece
+    toppled off as it was let go. When the hand let go (t_ms), the episode's first sample,
+    the last sample a toppled piece could still reach the mat, the rise's peak (g), and
+    whether the mat has begun to change since."""
+
+    def __init__(self, touch, release_t, onset_k, until_k, peak_g):
+        self.touch = touch
+        self.release_t = release_t
+        self.onset_k = onset_k
+        self.until_k = until_k
+        self.peak_g = peak_g
+        self.mat = False
+
+
 class LastPlace:
     """The latest place (with items): its sample, zone (0-based), grams and item."""
 

@@ -147,19 +147,30 @@ def end_episode(det, events, k):
             "grams": measure.rounded_g(swing),
             "zones": zones,
         }
-        if det.pending_touch is not None:
-            events.append(det.pending_touch)  # the mat said nothing in time: a touch
-            det.pending_touch = None
+        if det.pending is not None:
+            events.append(det.pending.touch)  # the mat said nothing in time: a touch
+            det.pending = None
         table = det.table_sense
-        if zones and det.peak >= det.floor_g and table is not None and table.uses_mat:
+        if (
+            zones
+            and det.peak >= det.floor_g
+            and table is not None
+            and table.uses_mat
+            and k - det.last_fall_k > det.recent_fall_n  # else the mat is still taking a fall
+        ):
             # a rise that vanished: perhaps a piece that toppled off as it was let go. The
-            # mat will tell: wait until the piece could have reached it (pending_step)
+            # mat will tell: wait until the piece could have reached it (pending_step), or
+            # it already has, while the ship's episode was still ringing out
             released = det.released_k if det.released_k is not None else det.onset_k
-            det.pending_touch = touch
-            det.pending_onset_k = det.onset_k
-            det.pending_until_k = released + det.table_fall_n
-            det.pending_mat = False
-            det.pending_release_t = measure.time_of(det, released)
+            det.pending = records.PendingTouch(
+                touch,
+                measure.time_of(det, released),
+                det.onset_k,
+                released + det.table_fall_n,
+                det.peak,
+            )
+            if table.landed_k >= det.onset_k:
+                resolve_topple(det, table.landed_g, events)
         else:
             events.append(touch)
     det.state = records.AT_REST
@@ -177,34 +188,46 @@ def mat_began_since(det, k):
 
 def pending_step(det, k, table_events, events):
     """One sample with a touch pending: the touch stands if the mat felt nothing by the time
-    a toppled piece would have reached it; once the mat felt something, its verdict decides."""
-    if not det.pending_mat and mat_began_since(det, det.pending_onset_k):
-        det.pending_mat = True
-    if det.pending_mat and k <= det.pending_until_k + det.max_episode_n:
+    a toppled piece would have reached it; once the mat felt something, its verdict decides:
+    its own when it comes, or sooner a still weight it already holds (a knock's ripple never
+    holds still off its base)."""
+    pending = det.pending
+    if not pending.mat and mat_began_since(det, pending.onset_k):
+        pending.mat = True
+    if pending.mat and k <= pending.until_k + det.max_episode_n:
         if table_events:
-            resolve_topple(det, table_events, events)
+            grams = 0.0
+            for event in table_events:
+                if event["type"] == "land" and event["grams"] and not event["bounced"]:
+                    grams = event["grams"]
+            resolve_topple(det, grams, events)
+            return
+        table = det.table_sense
+        if k - table.onset_k >= det.mat_still_n:
+            mean = table.still_mean(k, det.mat_still_n)
+            if mean is not None and mean - table.base >= det.floor_g:
+                resolve_topple(det, mean - table.base, events)
         return
-    if k > det.pending_until_k:
-        events.append(det.pending_touch)
-        det.pending_touch = None
+    if k > pending.until_k:
+        events.append(pending.touch)
+        det.pending = None
 
 
-def resolve_topple(det, table_events, events):
-    """The mat decided what landed after a rise that vanished (a pending touch): a piece it
-    holds, as heavy as a piece, toppled off its zone as it was let go: a `place` and a
-    `fall` (fusion: the ship alone saw only a touch). Anything else: the touch stands."""
-    touch = det.pending_touch
-    grams = 0.0
-    for event in table_events:
-        if event["type"] == "land" and event["grams"] and not event["bounced"]:
-            grams = event["grams"]
-    det.pending_touch = None
-    if grams < det.floor_g or grams > det.peak + det.leave_level:
+def resolve_topple(det, grams, events):
+    """The mat holds `grams` after a rise that vanished (a pending touch): a piece's worth,
+    no heavier than the rise could have been, toppled off its zone as it was let go: a
+    `place` and a `fall` (fusion: the ship alone saw only a touch). Anything else: the
+    touch stands."""
+    pending = det.pending
+    touch = pending.touch
+    det.pending = None
+    if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
         events.append(touch)
         return
-    now = table_events[0]["decided_ms"]
-    t_ms = det.pending_release_t
+    now = det.t_ring[det.k % det.history_n]
+    t_ms = pending.release_t
     zone = touch["zones"][0]
+    grams = measure.rounded_g(grams)
     place = {"type": "place", "t_ms": t_ms, "decided_ms": now, "zone": zone, "grams": grams}
     fall = {"type": "fall", "t_ms": t_ms, "decided_ms": now, "grams": grams, "zones": [zone]}
     if det.items:

@@ -71,6 +71,10 @@ PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is thi
 PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
 _PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
 _PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
+# ... but with items, a still load that fits no piece is a hand still pressing one down (a
+# press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and
+# let-go included); it is a place without a release only once it has held longer than that
+_PLAIN_PRESSED_MS = const(1600)
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
 # a plateau this long after the release can be weighed if a fall follows
@@ -121,6 +125,14 @@ _DECK_SLIDE_MS = const(180)
 # TUMBLE_FACTOR (geometry.py's heights, held by tests/unit/test_shipsense_tuning.py), and the
 # mat shows it LANDING_SEEN_MS later: a vanished rise waits this long for the mat's word.
 TABLE_FALL_MS = const(284)
+# The mat holds a toppled piece once its level has stood still this long off its base (the
+# landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
+# waits MAT_SETTLE_MS (250 ms) more, and a topple's fall is decided no later than that.
+_MAT_STILL_MS = const(60)
+# At 10 SPS the HX711 shows a step in full only after three to four conversions: a piece
+# that toppled off within one of them shows as a rise of a part of its weight. The mat may
+# hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
+_RISE_SEEN_SLOW_FACTOR = const(2)
 MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
 _LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
 _FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
@@ -170,6 +182,7 @@ def windows(det):
     det.place_max_n = max(det.place_min_n, ns(_PLACE_MAX_WINDOW_MS))
     det.plain_n = ns(_PLAIN_MS)
     det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
+    det.plain_pressed_n = ns(_PLAIN_PRESSED_MS)
     det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
     det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off
@@ -197,6 +210,8 @@ def windows(det):
     det.deck = []  # zones with nothing below them: a piece leaving them can only slide
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
+    det.mat_still_n = max(3, ns(_MAT_STILL_MS))
+    det.rise_seen_factor = _RISE_SEEN_SLOW_FACTOR if rate_hz < _SLOW_RATE_HZ else 1
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)
         deck = height_ms == 0

@@ -65,6 +65,8 @@ class TableSense:
             float
         ] = []  # times of hits during a possible fall, waiting for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
+        self.landed_k = -1  # the last episode that left weight on the mat: its first sample ...
+        self.landed_g = 0.0  # ... and the grams it left
         self.k = -1
 
     def sigma(self) -> float:
@@ -175,31 +177,42 @@ class TableSense:
                 self.trough = change
             n = self.settle_fall_n if self.in_fall else self.settle_n
             if k - self.onset_k >= n:
-                hi = -1.0e30
-                lo = 1.0e30
-                s = 0.0
-                for j in range(n):
-                    v = ring[(k - j) % self.ring_n]
-                    s += v
-                    if v > hi:
-                        hi = v
-                    if v < lo:
-                        lo = v
-                band = 4.5 * self.sigma()
-                if band < MAT_BAND_MIN_G:
-                    band = MAT_BAND_MIN_G
-                if hi - lo <= band:
-                    events = [self._end_episode(s / n - self.base, t, fall_context)]
-                    self.base = s / n
+                mean = self.still_mean(k, n)
+                if mean is not None:
+                    events = [self._end_episode(mean - self.base, t, fall_context)]
+                    self.base = mean
                     self.active = False
         self.prev2 = self.prev1
         self.prev1 = level
         return events
 
+    def still_mean(self, k: int, n: int) -> "float | None":
+        """The mat's mean over its last `n` samples (at most the ring's) if they held still;
+        else None."""
+        ring = self.ring
+        hi = -1.0e30
+        lo = 1.0e30
+        s = 0.0
+        for j in range(n):
+            v = ring[(k - j) % self.ring_n]
+            s += v
+            if v > hi:
+                hi = v
+            if v < lo:
+                lo = v
+        band = 4.5 * self.sigma()
+        if band < MAT_BAND_MIN_G:
+            band = MAT_BAND_MIN_G
+        if hi - lo > band:
+            return None
+        return s / n
+
     def _end_episode(self, net: float, t: float, fall_context: int) -> dict:
         onset_t = self.onset_t
         event = None
         if net >= LAND_MIN_G:
+            self.landed_k = self.onset_k
+            self.landed_g = net
             event = {
                 "type": "land",
                 "t_ms": onset_t,
