@@ -114,3 +114,18 @@ def test_a_missing_directory_or_bad_script_writes_nothing(tmp_path, capsys):
     assert main(["simulate-trace", str(tmp_path / "run"), "--script", str(script)]) == 2
     assert "actions.jsonl line 1: not JSON" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["actions.jsonl"]
+
+
+def test_a_zoo_family_is_a_level_and_plays_its_physics(tmp_path):
+    """`--level slides` draws the ship and the play from the zoo's family: deck pieces tip into
+    the next quarter (a shift from a deck zone), which `normal` never plays."""
+    deck = {1, 2, 3, 4}
+    slides_dir, normal_dir = tmp_path / "slides", tmp_path / "normal"
+    slides_dir.mkdir()
+    normal_dir.mkdir()
+    common = ["--seed", "3", "--rate", "10", "--seconds", "600"]
+    _, slides, _ = simulate(slides_dir, "--level", "slides", *common)
+    _, normal, _ = simulate(normal_dir, "--level", "normal", *common)
+    assert slides[0]["level"] == "slides"
+    assert any(r["type"] == "shift" and {r["from"], r["to"]} <= deck for r in slides[1:])
+    assert not any(r["type"] == "shift" and r["from"] in deck for r in normal[1:])

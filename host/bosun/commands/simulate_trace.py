@@ -17,6 +17,7 @@ from bosun.sim.params import RATES_SPS, TABLE_KINDS
 from bosun.sim.session import sample_count
 from bosun.sim.trace_io import TraceWriter, write_items, write_truth
 from bosun.sim.truth import SessionInfo
+from bosun.sim.zoo import FAMILIES, level_named
 
 MAX_SECONDS = 24 * 3600
 PROGRESS_FROM_SAMPLES = 200_000  # below this a session takes well under a second
@@ -50,7 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=120.0,
         help="length (default 120)",
     )
-    p.add_argument("--level", choices=sorted(LEVELS), default="normal", help="(normal)")
+    p.add_argument(
+        "--level",
+        choices=[*sorted(LEVELS), *FAMILIES],
+        default="normal",
+        help="a preset, or a zoo family that stretches one kind of physics (bosun.sim.zoo)"
+        " (normal)",
+    )
     p.add_argument("--table", choices=TABLE_KINDS, default="both", help="table sensor (both)")
     p.add_argument(
         "--script",
@@ -81,13 +88,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"directory {str(prefix.parent)!r} does not exist")
     paths = {kind: Path(f"{prefix}{kind}") for kind in (".csv", ".truth.jsonl", ".items.json")}
 
-    params = ShipParams.draw(args.level, args.seed, rate_sps=args.rate, table=args.table)
+    level = level_named(args.level)
+    params = ShipParams.draw(level, args.seed, rate_sps=args.rate, table=args.table)
     ship = VirtualShip(params, args.seed)
     try:
         if args.script:
             samples = scripted_session(ship, _load_script(args.script), args.seconds)
         else:
-            samples = random_session(ship, args.level, args.seconds, args.seed)
+            samples = random_session(ship, level, args.seconds, args.seed)
         total = sample_count(args.seconds, args.rate)
         progress = Progress(
             TextColumn("simulating"),
