@@ -253,6 +253,20 @@ def test_a_deck_piece_that_only_tipped_partly_off_is_shifted_with_its_whole_weig
     assert shift["grams"] == pytest.approx(11.8, abs=1.0)
 
 
+def test_a_deck_piece_tipping_fore_or_aft_is_shifted_to_the_quarter_it_reached():
+    # issue 11: weight moving fore-aft along the deck is what pitch sway alone does too; taken
+    # zone by zone through the sway it read as half a piece gone to the wrong quarter, taken
+    # as a move between two zones it is the whole piece, where it went
+    for source, target in ((3, 1), (2, 4), (1, 3)):
+        signal = ShipSignal(seconds=6.0, noise_g=0.1, table="none")
+        signal.place(source, 6.1, 500.0, press_g=0.0)
+        signal.step(source - 1, -6.1, 3000.0, 20.0)
+        signal.step(target - 1, 6.1, 3150.0, 8.0)
+        (shift,) = of_type(detect(signal, ITEMS), "shift")
+        assert (shift["from"], shift["to"], shift["item"]) == (source, target, "barrel"), shift
+        assert shift["grams"] == pytest.approx(6.1, abs=0.6)
+
+
 def test_a_deck_fall_waits_for_a_slide_without_a_mat_and_not_with_one():
     for table, latest_ms in (("none", 350), ("piezo", 350), ("mat", 200)):
         signal = ShipSignal(seconds=4.0, noise_g=0.1, table=table)

@@ -53,23 +53,11 @@ def loaded_after_fall(det, events, k, d):
 
 def decide_shift(det, events, k):
     returned = det.returned
-    change = measure.zone_change(det, k, det.plateau.n)
-    lost_by_zone = measure.losses(det, change)
-    source = returned.zones[0]
-    for z in returned.zones:
-        if lost_by_zone[z] > lost_by_zone[source]:
-            source = z
-    target = -1
-    for i in range(det.n_zones):
-        if i != source and (target < 0 or lost_by_zone[i] < lost_by_zone[target]):
-            target = i
-    lost = lost_by_zone[source]
-    gained = -lost_by_zone[target]
+    source, target, settled = moved_between(det, returned.zones, k)
     now = det.t_ring[det.k % det.history_n]
-    if lost >= tuning.SHIFT_MIN_G and gained >= tuning.SHIFT_MIN_G:
+    if settled >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
-        settled = 0.5 * (lost + gained)
         if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
             # a piece that tipped or slid rather than flew was never all off the ship: what
             # went missing in the air understates it, the zones it left and reached do not
@@ -110,6 +98,28 @@ def decide_shift(det, events, k):
         )
     det.returned = None
     commit.after_commit(det, k)
+
+
+def moved_between(det, left, k):
+    """(source, target, grams): the move from one of the zones weight `left` (0-based) to
+    another zone that best explains how the zones settled, sway taken out, and its grams."""
+    change = measure.zone_change(det, k, det.plateau.n)
+    projected = det.sway.project_out(change)
+    source, target, grams, best = left[0], -1, 0.0, -1.0
+    for s in left:
+        for t in range(det.n_zones):
+            if t == s:
+                continue
+            moved, fit = det.sway.transfer(projected, s, t)
+            if moved > 0.0 and fit > best:
+                source, target, grams, best = s, t, moved, fit
+    if target < 0:  # nothing moved anywhere: weight came back where it was
+        return source, 0 if source else 1, 0.0
+    # each zone on its own: reads short of a move along a sway mode (fore-aft on the deck),
+    # the pair reads short when the rest of the ship still rings: both err low, take the larger
+    lost = measure.losses(det, change)
+    each = 0.5 * (lost[source] - lost[target])
+    return source, target, each if each > grams else grams
 
 
 def moved_item(det, zone, grams, in_air_g):

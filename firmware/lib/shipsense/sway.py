@@ -116,6 +116,22 @@ class SwayModel:
                 out[i] -= dot * mode[i]
         return out
 
+    def transfer(self, projected: "list[float]", source: int, target: int) -> "tuple":
+        """(grams, fit) of `grams` moved from zone `source` to `target` (0-based) explaining
+        a change whose sway was projected out (`projected`): the least-squares amount, and how
+        much of the change it explains (grams squared). Judged as a pair, a move fore or aft
+        along the deck is told from pitch, which alone shifts load between those zones."""
+        # u = e_target - e_source; what survives of u once sway is projected out is u minus
+        # its modes' parts, so u . P(u) = 2 - sum over modes of (mode_t - mode_s)^2
+        kept = 2.0
+        for mode in self.modes:
+            d = mode[target] - mode[source]
+            kept -= d * d
+        if kept < 0.05:
+            kept = 0.05
+        along = projected[target] - projected[source]
+        return along / kept, along * along / kept
+
     def zone_scores(self, v: "list[float]") -> "list[float]":
         """Per zone: how well a lone change on that zone explains `v` once sway is removed.
 
