@@ -290,6 +290,25 @@ def test_a_piece_toppling_off_as_it_is_let_go_is_a_place_and_a_fall_when_the_mat
     assert abs(place["t_ms"] - hand_left) <= 150
 
 
+def test_a_piece_held_down_hard_that_topples_as_the_hand_lets_go_is_weighed_by_the_mat():
+    # issue 11: the hand held the piece still under 27 g of press, let go, and the piece was
+    # gone 80 ms later; the ship saw hand and piece leave together (37 g), the mat the piece
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
+    signal.step(2, 9.4, 1000.0, 60.0)  # the piece on zone 3, a hand pressing it, held still
+    signal.step(2, 27.0, 1030.0, 80.0)
+    signal.step(2, -27.0, 1600.0, 30.0)  # the hand lifts off at once
+    signal.fall(3, 9.4, 1680.0, flight_ms=110.0)
+    place, fall = of_type(detect(signal, ITEMS), "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        3,
+        "chest",
+        [3],
+        ["chest"],
+    )
+    assert place["grams"] == pytest.approx(9.4, abs=0.6)
+    assert fall["grams"] == pytest.approx(9.4, abs=0.6)
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")

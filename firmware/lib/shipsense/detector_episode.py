@@ -99,6 +99,8 @@ def step(det, events, k, d, sigma_fast):
             plateau = det.plateau
             if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
+                if pressed_then_gone(det, plateau):
+                    return
                 level = plateau.level_g
                 onset = det.dropping_k
                 place.decide_place(det, events, k)
@@ -120,3 +122,19 @@ def step(det, events, k, d, sigma_fast):
         shift.step(det, events, k, d)
         return
     loading.step(det, events, k, d, sigma_fast)
+
+
+def pressed_then_gone(det, plateau):
+    """A still load that fits no piece (a hand still pressing on one) and then nothing: the
+    piece toppled off as the hand let go, or the hand took it back. Not a place of hand and
+    piece with a fall of both: with a mat, the rise that vanished waits for what the mat
+    felt (detector_rest.end_episode), the piece's weight."""
+    table = det.table_sense
+    if table is None or not table.uses_mat or not place.fits_no_item(det, plateau.level_g):
+        return False
+    det.released_k = det.dropping_k
+    det.dropping_k = None
+    det.plateau = None
+    det.low_run = 0
+    return True
+
