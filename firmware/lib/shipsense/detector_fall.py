@@ -97,6 +97,12 @@ def decide_fall(det, events, k, drop, w, end_k):
     leave = det.leave
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
+    loaded = loaded_meanwhile(det, change, leave.zones)
+    if loaded >= 0:
+        # a cascade: what fell is what the other zones lost, not the ship's net loss; the
+        # piece let go of on `loaded` stays unbooked, a place once it rests
+        drop += change[loaded]
+        change[loaded] = 0.0
     lost_by_zone = measure.losses(det, change)
     zones = measure.losing_zones(det, change, drop)
     for z in leave.zones:
@@ -159,6 +165,20 @@ def decide_fall(det, events, k, drop, w, end_k):
         more = det.table_sense.settle_hit(True, now)
         if more:
             events.extend(more)
+
+
+def loaded_meanwhile(det, change, zones):
+    """The zone (0-based) a hand loaded and was seen letting go of in this episode, up by a
+    piece's worth while weight left `zones` (0-based), or -1 (with items: fitting a piece)."""
+    if not det.area_n or det.released_k is None:
+        return -1
+    zone = measure.worst_zone(det.area)
+    gain = change[zone]
+    if zone in zones or det.area[zone] <= 0.0 or gain < det.floor_g:
+        return -1
+    if det.items and measure.fit_errors(gain, det.items) > tuning.FRESH_FIT_ERRORS:
+        return -1
+    return zone
 
 
 def unload(det, pieces, zones):
