@@ -591,3 +591,32 @@ def test_a_second_place_soon_after_the_first_is_weighed_from_where_the_ship_rest
     places = of_type(detect(signal, ITEMS), "place")
     assert [(p["zone"], p["item"]) for p in places] == [(3, "plank"), (5, "barrel")]
     assert places[1]["grams"] == pytest.approx(6.1, abs=0.3)
+
+
+def test_rr13_a_fall_is_named_from_what_its_pieces_weighed_when_they_were_placed():
+    # a light boat (11.2 g), a sailor and a plank on one yard; the boat and the plank fall
+    # together (16.4 g): by the items' weights that is a boat and a sailor (16.2 g), by what
+    # the pieces weighed when they came aboard the boat and the plank; the first stays the
+    # alternative (is the light boat a boat?)
+    signal = ShipSignal(seconds=9.0, noise_g=0.05)
+    for k, grams in enumerate((11.2, 4.4, 5.2)):
+        signal.place(9, grams, 500.0 + 2000.0 * k)
+    signal.fall(9, 16.4, 7000.0)
+    events = detect(signal, ITEMS)
+    assert [e["item"] for e in of_type(events, "place")] == ["boat", "sailor", "plank"]
+    (fall,) = of_type(events, "fall")
+    assert fall["items"] == ["boat", "plank"]
+    assert fall["ambiguous"] and fall["alternatives"] == [["boat", "sailor"]]
+
+
+def test_a_piece_named_on_a_close_call_is_not_remembered_by_what_it_weighed():
+    # 5.65 g is a plank or a barrel: which it is, a fall will tell (by the items' weights);
+    # a clear boat is remembered as it weighed
+    signal = ShipSignal(seconds=5.0, noise_g=0.05)
+    signal.place(9, 5.65, 500.0)
+    signal.place(7, 11.2, 2500.0)
+    detector = Detector(rate_hz=signal.rate_hz, table=signal.table, items=ITEMS)
+    for t_ms, zones_g, table_g, impact in signal.rows():
+        detector.feed(t_ms, zones_g, table_g, impact)
+    assert detector.cargo.weighed[9] == [0.0]
+    assert detector.cargo.weighed[7] == [pytest.approx(11.2, abs=0.2)]

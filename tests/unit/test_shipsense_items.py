@@ -96,3 +96,44 @@ def test_a_fall_that_contradicts_the_cargo_list_is_named_by_its_weight():
     # ... but within the weighing error, the list decides between close pieces
     pieces, _, _ = name_fall(3.0, ITEMS, cargo.counts_by_item(), {8: 2.9}, cargo)
     assert pieces == ["bottle"]
+
+
+def loaded(zone: int, *pieces: tuple[str, float]) -> Cargo:
+    """A cargo list with `pieces` (item, grams weighed) on `zone`, in that order."""
+    cargo = Cargo(10)
+    for item, grams in pieces:
+        cargo.add(zone, item, grams)
+    return cargo
+
+
+def test_a_fall_is_named_from_what_each_piece_weighed_when_it_was_placed():
+    """A heavy plank and a light barrel: the one that fell is the one that weighed as much;
+    by the items' weights alone (5.2 g and 6.1 g) 5.7 g is a close call, and says so."""
+    cargo = loaded(3, ("plank", 5.7), ("barrel", 6.4))
+    for grams, item, other in ((5.7, "plank", "barrel"), (6.4, "barrel", "plank")):
+        pieces, ambiguous, others = name_fall(
+            grams, ITEMS, cargo.counts_by_item(), {3: grams}, cargo
+        )
+        assert pieces == [item]
+        assert others == ([] if grams == 6.4 else [[other]]) and ambiguous is (grams == 5.7)
+
+
+def test_two_pieces_that_weighed_alike_make_a_fall_ambiguous():
+    cargo = loaded(3, ("plank", 5.9), ("barrel", 6.0))
+    pieces, ambiguous, others = name_fall(5.95, ITEMS, cargo.counts_by_item(), {3: 5.95}, cargo)
+    assert ambiguous and sorted([pieces, *others]) == [["barrel"], ["plank"]]
+
+
+def test_a_weight_no_piece_of_its_kind_has_is_not_trusted():
+    """Weighed with a hand on it (or not weighed): the item's calibrated weight is used."""
+    cargo = loaded(5, ("boat", 24.7), ("rat", 0.0))
+    assert [cargo.weighed_g(5, k, ITEMS) for k in (0, 1)] == [ITEMS["boat"], ITEMS["rat"]]
+    assert name_fall(11.9, ITEMS, cargo.counts_by_item(), {5: 11.9}, cargo)[0] == ["boat"]
+
+
+def test_a_shifted_piece_keeps_what_it_weighed():
+    cargo = loaded(2, ("plank", 5.7), ("rat", 2.6))
+    cargo.move(2, 6, "plank")
+    assert (cargo.zones[2], cargo.weighed[2]) == (["rat"], [2.6])
+    assert (cargo.zones[6], cargo.weighed[6]) == (["plank"], [5.7])
+    assert cargo.remove(6, "plank") and cargo.weighed[6] == []

@@ -83,7 +83,9 @@ def place_event(det, events, k, grams, change, t_ms):
         if ambiguous:
             event["ambiguous"] = True
             event["alternatives"] = alternatives
-        det.cargo.add(zone + 1, item)
+        # what it weighed names it when it falls; a close call may be another kind of piece
+        # (weighed with a hand, in sway): then its kind's weight, the fall judging which
+        det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
         det.last_place = records.LastPlace(k, zone, grams, item)
     events.append(event)
     det.ref[zone] += grams

@@ -44,7 +44,9 @@ def unweigh_hand(det, events, k, drop):
     det.ref[zone] -= drop
     det.base = measure.sum_ref(det)
     if det.cargo.remove(zone + 1, last.item):
-        det.cargo.add(zone + 1, name_place(last.grams - drop, det.items)[0])
+        rest = last.grams - drop
+        item, ambiguous, _ = name_place(rest, det.items)
+        det.cargo.add(zone + 1, item, 0.0 if ambiguous else rest)
     now = det.t_ring[det.k % det.history_n]
     events.append(
         {

@@ -81,8 +81,7 @@ def decide_shift(det, events, k):
                     grams = weight
                     event["grams"] = measure.rounded_g(grams)
                 event["item"] = item
-                det.cargo.remove(source + 1, item)
-                det.cargo.add(target + 1, item)
+                det.cargo.move(source + 1, target + 1, item)
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams

@@ -30,6 +30,7 @@ MAX_PIECES_IN_A_FALL = 5
 ZONE_ERROR_G = 0.6
 ZONE_ERROR_FRACTION = 0.15
 ZONE_OPTIONS = 4
+ZONE_PIECES = 6  # a zone's most recent pieces considered for a fall (64 subsets at most)
 # Squared-error penalty for naming a piece the cargo list did not have on that zone
 # (2 ln(odds) for a cargo list that is right about 29 times in 30).
 CARGO_DOUBT = 6.8
@@ -109,18 +110,26 @@ def place_margin(grams: float, items: "dict[str, float]") -> float:
 
 
 class Cargo:
-    """What the detector believes is aboard: a list of item names per zone (1-based)."""
+    """What the detector believes is aboard, zone by zone (1-based): each piece's item name
+    (`zones`) and, in step, the grams it weighed when it was placed (`weighed`; 0.0 when not
+    weighed or named on a close call). A fall is judged against the pieces as they weighed:
+    a heavy plank is still heavy when it falls, and a zone that reads 4 % light read it
+    light when it came aboard too."""
 
     def __init__(self, n_zones: int) -> None:
         self.n_zones = n_zones
         self.zones: list[list[str]] = [[] for _ in range(n_zones + 1)]
+        self.weighed: list[list[float]] = [[] for _ in range(n_zones + 1)]
 
     def clear(self) -> None:
         for pieces in self.zones:
             del pieces[:]
+        for grams in self.weighed:
+            del grams[:]
 
-    def add(self, zone: int, item: str) -> None:
+    def add(self, zone: int, item: str, grams: float = 0.0) -> None:
         self.zones[zone].append(item)
+        self.weighed[zone].append(grams)
 
     def remove(self, zone: int, item: str) -> bool:
         """Take one `item` off `zone` (the most recently loaded one); False if none is there."""
@@ -128,8 +137,28 @@ class Cargo:
         for k in range(len(pieces) - 1, -1, -1):
             if pieces[k] == item:
                 del pieces[k]
+                del self.weighed[zone][k]
                 return True
         return False
+
+    def move(self, source: int, target: int, item: str) -> None:
+        """One `item` moved from zone `source` to `target` (a shift), with what it weighed."""
+        pieces = self.zones[source]
+        for k in range(len(pieces) - 1, -1, -1):
+            if pieces[k] == item:
+                del pieces[k]
+                self.add(target, item, self.weighed[source].pop(k))
+                return
+
+    def weighed_g(self, zone: int, k: int, items: "dict[str, float]") -> float:
+        """The grams of the `k`-th piece on `zone`: as weighed when placed, unless that is no
+        plausible weight for its item (not weighed, or weighed with a hand on it): then the
+        item's calibrated weight."""
+        nominal = items[self.zones[zone][k]]
+        grams = self.weighed[zone][k]
+        if abs(grams - nominal) > NO_MATCH_ERRORS * weighing_error_g(nominal):
+            return nominal
+        return grams
 
     def count(self) -> int:
         return sum(len(pieces) for pieces in self.zones)
@@ -188,9 +217,12 @@ def name_fall(
     `alternatives` a list of such lists.
     """
     candidates: list[tuple[float, list[str]]] = []
+    by_zone: Cargo | None = None  # the cargo the candidates were built from, zone by zone
     if zone_losses and cargo is not None:
-        candidates = _by_zone(grams, items, zone_losses, cargo)
-        if candidates and candidates[0][0] > NO_MATCH_ERRORS:
+        candidates = _by_zone(grams, items, zone_losses, cargo, True)
+        if candidates and candidates[0][0] <= NO_MATCH_ERRORS:
+            by_zone = cargo
+        else:
             candidates = []
     names = _sorted_names(items)
     if not candidates and aboard_counts:
@@ -206,6 +238,14 @@ def name_fall(
     for error, pieces in candidates[1:4]:
         if error - best_error < AMBIGUITY_MARGIN:
             alternatives.append(pieces)
+    if by_zone is not None and zone_losses and not alternatives:
+        # what the pieces weighed tells which of them fell; that they are the kinds the list
+        # says is as sure as their weight against the items' weights: close to another set
+        # by those, the fall is a close call too
+        plain = _by_zone(grams, items, zone_losses, by_zone, False)
+        for error, pieces in plain[:4]:
+            if error - plain[0][0] < AMBIGUITY_MARGIN and pieces != best:
+                alternatives.append(pieces)
     ambiguous = bool(alternatives) or best_error > NO_MATCH_ERRORS
     return best, ambiguous, alternatives
 
@@ -216,54 +256,69 @@ def zone_error_g(grams: float) -> float:
     return sqrt(ZONE_ERROR_G * ZONE_ERROR_G + proportional * proportional)
 
 
-def _subsets(pieces: "list[str]", most: int) -> "list[list[str]]":
-    """Distinct sub-multisets (sorted lists, the empty one too) of a zone's pieces."""
-    counts: dict[str, int] = {}
-    for item in pieces:
-        counts[item] = counts.get(item, 0) + 1
-    names = _sorted_names(counts)
-    out: list[list[str]] = [[]]
-    for chosen in _multisets(names, [counts[n] for n in names], most):
-        subset = []
-        for k in range(len(names)):
-            subset.extend([names[k]] * chosen[k])
-        out.append(subset)
-    return out
+def _zone_subsets(
+    cargo: Cargo, zone: int, items: "dict[str, float]", loss: float, error: float, weighed: bool
+) -> "list[tuple[float, list[str], float]]":
+    """(squared miss, sorted names, grams) for the sub-multisets of a zone's pieces (the
+    empty one too), each kind's pieces chosen to fit the zone's `loss` best; a piece weighs
+    what it `weighed` when placed, else its item's weight; the most recent ZONE_PIECES
+    pieces only (bounded work)."""
+    aboard = cargo.zones[zone]
+    first = len(aboard) - ZONE_PIECES if len(aboard) > ZONE_PIECES else 0
+    n = len(aboard) - first
+    if weighed:
+        grams = [cargo.weighed_g(zone, first + j, items) for j in range(n)]
+    else:
+        grams = [items[aboard[first + j]] for j in range(n)]
+    best: dict[str, tuple[float, list[str], float]] = {}
+    for mask in range(1 << n):
+        names = []
+        weight = 0.0
+        for j in range(n):
+            if mask >> j & 1:
+                names.append(aboard[first + j])
+                weight += grams[j]
+        if len(names) > MAX_PIECES_IN_A_FALL:
+            continue
+        names.sort()
+        miss = (loss - weight) / error
+        key = ",".join(names)
+        if key not in best or miss * miss < best[key][0]:
+            best[key] = (miss * miss, names, weight)
+    return [best[key] for key in best]
 
 
 def _by_zone(
-    grams: float, items: "dict[str, float]", zone_losses: "dict[int, float]", cargo: Cargo
+    grams: float,
+    items: "dict[str, float]",
+    zone_losses: "dict[int, float]",
+    cargo: Cargo,
+    weighed: bool,
 ) -> "list[tuple[float, list[str]]]":
-    """Candidate sets built zone by zone from the cargo, scored on each zone and the total."""
+    """Candidate sets built zone by zone from the cargo, scored on each zone and the total
+    (the pieces as they `weighed` when placed, else by their items' weights)."""
     per_zone = []
     for zone in sorted(zone_losses):
         loss = zone_losses[zone]
         error = zone_error_g(loss if loss > 0 else 0.0)
-        options = []
+        options = _zone_subsets(cargo, zone, items, loss, error, weighed)
         aboard = cargo.zones[zone]
-        for subset in _subsets(aboard, MAX_PIECES_IN_A_FALL):
-            weight = 0.0
-            for item in subset:
-                weight += items[item]
-            miss = (loss - weight) / error
-            options.append((miss * miss, subset))
         # the cargo list is a belief: one piece of another kind may have been there instead
         for name in _sorted_names(items):
             if name not in aboard:
                 miss = (loss - items[name]) / error
-                options.append((miss * miss + CARGO_DOUBT, [name]))
+                options.append((miss * miss + CARGO_DOUBT, [name], items[name]))
         options.sort()
         per_zone.append(options[:ZONE_OPTIONS])
     scored: dict[str, tuple[float, list[str]]] = {}
-    combos: list[tuple[float, list[str]]] = [(0.0, [])]
+    combos: list[tuple[float, list[str], float]] = [(0.0, [], 0.0)]
     for options in per_zone:
-        combos = [(a + b, pieces + subset) for a, pieces in combos for b, subset in options]
-    for zone_score, pieces in combos:
+        combos = [
+            (a + b, pieces + subset, w + v) for a, pieces, w in combos for b, subset, v in options
+        ]
+    for zone_score, pieces, total in combos:
         if not pieces or len(pieces) > MAX_PIECES_IN_A_FALL:
             continue
-        total = 0.0
-        for item in pieces:
-            total += items[item]
         miss = (grams - total) / weighing_error_g(total)
         error = sqrt(miss * miss + zone_score) + 0.25 * (len(pieces) - 1)
         pieces = sorted(pieces)
