@@ -137,4 +137,3 @@ def pressed_then_gone(det, plateau):
     det.plateau = None
     det.low_run = 0
     return True
-
