@@ -11,7 +11,6 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from bosun.referee.view import TableView
 from bosun.web.api import create_api
@@ -25,6 +24,7 @@ from bosun.web.pages import create_pages
 from bosun.web.pairing import Pairing, create_pairing_api
 from bosun.web.presence import create_presence_api
 from bosun.web.seats import create_seats_api
+from bosun.web.static_files import serve_static
 from bosun.web.stats import create_stats_api
 
 STATIC = Path(__file__).parent / "static"
@@ -76,7 +76,7 @@ def create_app(
     if cluster is not None:
         app.include_router(create_cluster_api(cluster))
     app.include_router(create_pages(ctx))
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    serve_static(app, "/static", STATIC)  # from memory: no worker thread a request
 
     @app.get("/api/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
