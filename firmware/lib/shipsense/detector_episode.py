@@ -100,15 +100,15 @@ def step(det, events, k, d, sigma_fast):
             if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
                 if pressed_then_gone(det, plateau):
+                    det.plateau = None  # no piece to place: the mat will tell (end_episode)
+                    released(det)
                     return
                 level = plateau.level_g
                 onset = det.dropping_k
                 place.decide_place(det, events, k)
                 leaving.notice(det, events, k, d - level, leave_level, onset)
                 return
-            det.released_k = det.dropping_k  # it settled above the old level: a release
-            det.dropping_k = None
-            det.low_run = 0
+            released(det)  # it settled above the old level: a release
         stretch.update_plateau(det, k, band)
     else:
         det.stable_run = 0
@@ -130,10 +130,11 @@ def pressed_then_gone(det, plateau):
     piece with a fall of both: with a mat, the rise that vanished waits for what the mat
     felt (detector_rest.end_episode), the piece's weight."""
     table = det.table_sense
-    if table is None or not table.uses_mat or not place.fits_no_item(det, plateau.level_g):
-        return False
+    return table is not None and table.uses_mat and place.fits_no_item(det, plateau.level_g)
+
+
+def released(det):
+    """The drop on the loaded zone was the hand letting go: it did so when the drop began."""
     det.released_k = det.dropping_k
     det.dropping_k = None
-    det.plateau = None
     det.low_run = 0
-    return True
