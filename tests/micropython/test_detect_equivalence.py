@@ -108,6 +108,20 @@ def test_micropython_and_cpython_print_the_same_events(micropython, session):
         assert kind in types
 
 
+def test_micropython_and_cpython_agree_on_a_topple_only_the_piezo_heard(micropython, tmp_path):
+    """Issue 11's fusion without a mat: a rise that vanished, and the piezo struck just when
+    the toppled piece would land, is a place and a fall under both interpreters."""
+    signal = ShipSignal(seconds=4.0, noise_g=0.15, seed=12, table="piezo")
+    hand_left = signal.place(8, 7.6, 1000.0, press_g=0.0)
+    signal.fall(8, 7.6, hand_left, flight_ms=240.0)
+    trace, items = tmp_path / "topple.csv", tmp_path / "items.json"
+    trace.write_text(signal.csv())
+    items.write_text(json.dumps(ITEMS))
+    printed = detected_alike(micropython, trace, items)
+    types = [json.loads(line)["type"] for line in printed.splitlines()]
+    assert types == ["place", "fall", "land"]
+
+
 def test_micropython_and_cpython_agree_on_a_recorded_deck_fall_before_a_load_elsewhere(
     micropython, tmp_path
 ):

@@ -338,6 +338,60 @@ def test_at_10_sps_a_topple_the_ship_saw_only_part_of_is_weighed_by_the_mat():
     )
 
 
+@pytest.mark.parametrize("table", ["piezo", "mat"])
+def test_a_topple_the_table_felt_but_did_not_weigh_is_a_place_and_a_fall_weighed_by_the_rise(
+    table,
+):
+    # issue 11 (fusion): no weight on the table (a piezo alone, or the piece struck the mat and
+    # bounced straight off), but it was struck just when a piece toppling off as the rise
+    # vanished would land
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table=table)
+    hand_left = signal.place(8, 7.6, 1000.0, press_g=0.0)
+    if table == "piezo":
+        left = signal.fall(8, 7.6, hand_left, flight_ms=240.0)
+    else:
+        signal.step(7, -7.6, hand_left, 30.0)
+        left = hand_left + 30.0
+        signal.knock(left + 240.0, ripple_g=6.0)  # what the mat felt of it: a ripple
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch", "knock") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        8,
+        "crate",
+        [8],
+        ["crate"],
+    )
+    assert fall["grams"] == pytest.approx(7.6, abs=0.5)
+    assert fall["decided_ms"] - left <= 450
+    assert len(of_type(events, "land")) == 1
+
+
+@pytest.mark.parametrize("knock_after_ms", [0.0, 700.0])
+def test_a_hand_brushing_the_ship_and_a_knock_no_topple_could_make_stay_a_touch_and_a_knock(
+    knock_after_ms,
+):
+    # the strike came before anything could have reached the table, or long after
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="piezo")
+    signal.touch([6], 7.5, 1000.0, length_ms=200.0)
+    signal.knock(1200.0 + knock_after_ms)
+    events = detect(signal, ITEMS)
+    assert_no_cargo_events(events)
+    assert len(of_type(events, "touch")) == 1
+    assert len(of_type(events, "knock")) == 1
+
+
+def test_at_10_sps_a_topple_heard_by_the_piezo_alone_stays_a_touch():
+    # a rise that short shows in part only through the HX711 at 10 SPS: no piece's weight,
+    # and a place of the wrong piece would be worse than the touch
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, table="piezo")
+    hand_left = signal.place(8, 7.6, 1000.0, press_g=0.0)
+    signal.fall(8, 7.6, hand_left, flight_ms=240.0)
+    events = detect(signal, ITEMS)
+    assert_no_cargo_events(events)
+    assert len(of_type(events, "touch")) == 1
+
+
 def test_a_hand_pressing_the_ship_while_a_knock_shakes_the_mat_stays_a_touch():
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
     signal.touch([6], 9.0, 1000.0)

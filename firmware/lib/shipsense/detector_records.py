@@ -110,10 +110,11 @@ class PendingTouch:
     the last sample a toppled piece could still reach the mat, the rise's peak (g), and
     whether the mat has begun to change since."""
 
-    def __init__(self, touch, release_t, onset_k, until_k, peak_g):
+    def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch
         self.release_t = release_t
         self.onset_k = onset_k
+        self.released_k = released_k
         self.until_k = until_k
         self.peak_g = peak_g
         self.mat = False

@@ -155,22 +155,24 @@ def end_episode(det, events, k):
             zones
             and det.peak >= det.floor_g
             and table is not None
-            and table.uses_mat
-            and k - det.last_fall_k > det.recent_fall_n  # else the mat is still taking a fall
+            and k - det.last_fall_k > det.recent_fall_n  # else the table is still taking a fall
         ):
             # a rise that vanished: perhaps a piece that toppled off as it was let go. The
-            # mat will tell: wait until the piece could have reached it (pending_step), or
+            # table will tell: wait until the piece could have reached it (pending_step), or
             # it already has, while the ship's episode was still ringing out
             released = det.released_k if det.released_k is not None else det.onset_k
             det.pending = records.PendingTouch(
                 touch,
                 measure.time_of(det, released),
                 det.onset_k,
+                released,
                 released + det.table_fall_n,
                 det.peak,
             )
-            if table.landed_k >= det.onset_k:
+            if table.uses_mat and table.landed_k >= det.onset_k:
                 resolve_topple(det, table.landed_g, events)
+            elif not table.uses_mat and struck_meanwhile(det, table.struck_k):
+                topple_as_risen(det, events)
         else:
             events.append(touch)
     det.state = records.AT_REST
@@ -192,6 +194,7 @@ def pending_step(det, k, table_events, events):
     its own when it comes, or sooner a still weight it already holds (a knock's ripple never
     holds still off its base)."""
     pending = det.pending
+    table = det.table_sense
     if not pending.mat and mat_began_since(det, pending.onset_k):
         pending.mat = True
     if pending.mat and k <= pending.until_k + det.max_episode_n:
@@ -200,30 +203,67 @@ def pending_step(det, k, table_events, events):
             for event in table_events:
                 if event["type"] == "land" and event["grams"] and not event["bounced"]:
                     grams = event["grams"]
-            resolve_topple(det, grams, events)
+            if grams:
+                resolve_topple(det, grams, events)
+            elif struck_meanwhile(det, table.struck_k) or struck_meanwhile(det, table.onset_k):
+                if topple_as_risen(det, events):  # it struck the mat and bounced off
+                    for event in table_events:
+                        if event["type"] == "knock":
+                            event["type"] = "land"
+                            event["grams"] = 0.0
+                            event["bounced"] = True
+            else:
+                resolve_topple(det, 0.0, events)
             return
-        table = det.table_sense
         if k - table.onset_k >= det.mat_still_n:
             mean = table.still_mean(k, det.mat_still_n)
-            if mean is not None and mean - table.base >= det.floor_g:
+            if mean is None:
+                return
+            if mean - table.base >= det.floor_g:
                 resolve_topple(det, mean - table.base, events)
+            elif struck_meanwhile(det, table.onset_k):
+                topple_as_risen(det, events)  # struck in time, and still again with nothing on
+        return
+    if not table.uses_mat and struck_meanwhile(det, table.struck_k):
+        topple_as_risen(det, events)
         return
     if k > pending.until_k:
         events.append(pending.touch)
         det.pending = None
 
 
+def struck_meanwhile(det, k):
+    """True if the table was struck at sample `k` as a piece toppling off as the rise vanished
+    would strike it: no sooner than it could fall from the deck, no later than from the top
+    yard (the load cells show the let-go late by the HX711's filter; the piezo at once)."""
+    released = det.pending.released_k
+    return released + det.topple_soonest_n <= k <= released + det.table_fall_n
+
+
+def topple_as_risen(det, events):
+    """A rise that vanished and a strike on the table just when a piece toppling off would
+    land, but no weight on the mat (a piezo alone, or it bounced off): the piece was what
+    rose, if that is a piece's worth (with items: fits one); else the touch stands. True if
+    it was a topple."""
+    grams = det.pending.peak_g
+    if not det.rise_weighs or (
+        det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        grams = 0.0
+    return resolve_topple(det, grams, events)
+
+
 def resolve_topple(det, grams, events):
     """The mat holds `grams` after a rise that vanished (a pending touch): a piece's worth,
     no heavier than the rise could have been, toppled off its zone as it was let go: a
-    `place` and a `fall` (fusion: the ship alone saw only a touch). Anything else: the
-    touch stands."""
+    `place` and a `fall` (fusion: the ship alone saw only a touch), and True. Anything else:
+    the touch stands."""
     pending = det.pending
     touch = pending.touch
     det.pending = None
     if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
         events.append(touch)
-        return
+        return False
     now = det.t_ring[det.k % det.history_n]
     t_ms = pending.release_t
     zone = touch["zones"][0]
@@ -241,3 +281,4 @@ def resolve_topple(det, grams, events):
     events.append(place)
     events.append(fall)
     det.last_fall_k = det.k
+    return True

@@ -125,6 +125,10 @@ _DECK_SLIDE_MS = const(180)
 # TUMBLE_FACTOR (geometry.py's heights, held by tests/unit/test_shipsense_tuning.py), and the
 # mat shows it LANDING_SEEN_MS later: a vanished rise waits this long for the mat's word.
 TABLE_FALL_MS = const(284)
+# A piece toppling off the deck strikes the table no sooner than its free fall from there
+# (110 ms) less its tipping over; the load cells show the let-go this many samples late.
+_TOPPLE_SOONEST_MS = const(80)
+_LET_GO_SEEN_SAMPLES = const(2)
 # The mat holds a toppled piece once its level has stood still this long off its base (the
 # landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
 # waits MAT_SETTLE_MS (250 ms) more, and a topple's fall is decided no later than that.
@@ -211,6 +215,9 @@ def windows(det):
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
+    det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
+    # at 10 SPS a rise as short as a topple's shows in part only: it weighs no piece
+    det.rise_weighs = rate_hz >= _SLOW_RATE_HZ
     det.rise_seen_factor = _RISE_SEEN_SLOW_FACTOR if rate_hz < _SLOW_RATE_HZ else 1
     for zone in range(det.n_zones):
         height_ms = landing_ms(zone + 1)

@@ -67,6 +67,7 @@ class TableSense:
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         self.landed_k = -1  # the last episode that left weight on the mat: its first sample ...
         self.landed_g = 0.0  # ... and the grams it left
+        self.struck_k = -1  # the piezo's latest hit, whatever it was judged (a topple's landing?)
         self.k = -1
 
     def sigma(self) -> float:
@@ -82,6 +83,7 @@ class TableSense:
             rising = impact == 1 and self.last_impact == 0
             self.last_impact = impact
             if rising:
+                self.struck_k = k
                 if self.uses_mat and table_g is not None and self.active:
                     self.episode_hits += 1
                 elif self.hit_k is None:
