@@ -245,6 +245,12 @@ def report(label: str, s: Score, misses: bool) -> None:
             f"[{label}] table: pieces that struck it counted right {s.strikes_right}/"
             f"{s.strike_episodes} (too many {s.strikes_over}, too few {s.strikes_under})"
         )
+    if s.caught_topples:
+        print(
+            f"[{label}] toppled as let go and caught by a hand (to the sensors a hand taking "
+            f"its piece back): {s.caught_topples}; of them missed: places "
+            f"{s.caught_topple_places_missed}, falls {s.caught_topple_falls_missed}"
+        )
     print(
         f"[{label}] false places/falls around touches and knocks: "
         f"{s.spurious_from_disturbance}; touch events {s.touch_events} for {s.touches} "

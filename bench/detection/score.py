@@ -25,6 +25,11 @@ FALL_LATE_MS = 1500.0  # after the last piece left
 DISTURBANCE_AFTER_MS = 2000.0  # a false event this soon after a touch/knock is blamed on it
 TABLE_LATE_MS = 1500.0  # table events this long after the last piece landed count for its fall
 MAT_FELT_G = 0.5  # the referee's threshold: less than this on the mat is nothing
+# A piece that leaves its zone this soon after the hand let go toppled as it was let go; one
+# a hand then caught never reached the table: to every sensor the same as a hand that set a
+# piece down and took it back (a touch). Counted apart so that what no sensor can tell is
+# seen beside the detector's own misses.
+TOPPLE_AT_RELEASE_MS = 50.0
 
 
 def tolerance_g(grams: float) -> float:
@@ -82,6 +87,9 @@ class Score:
     strikes_right: int = 0
     strikes_over: int = 0
     strikes_under: int = 0
+    caught_topples: int = 0  # placements that toppled as let go and were caught by a hand
+    caught_topple_places_missed: int = 0
+    caught_topple_falls_missed: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -115,6 +123,24 @@ def _fall_window(record: dict) -> tuple[float, float]:
     return min(starts) - FALL_EARLY_MS, max(leaves) + FALL_LATE_MS
 
 
+def caught_topples(places: list[dict], falls: list[dict]) -> set[tuple[str, float]]:
+    """(piece, release ms) of each truth placement that toppled off as it was let go and was
+    caught by a hand (TOPPLE_AT_RELEASE_MS)."""
+    caught = {
+        (piece["piece"], piece["start_ms"])
+        for record in falls
+        for piece in record["pieces"]
+        if piece["outcome"] == "caught"
+    }
+    return {
+        (r["piece"], r["t_ms"])
+        for r in places
+        if r.get("left_ms") is not None
+        and r["left_ms"] - r["t_ms"] < TOPPLE_AT_RELEASE_MS
+        and (r["piece"], r["left_ms"]) in caught
+    }
+
+
 def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score:
     """Score one trace's events against its truth records (session header included or not)."""
     s = Score()
@@ -131,6 +157,8 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
     s.knocks = sum(1 for r in records if r["type"] == "knock")
     s.touch_events = sum(1 for e in events if e["type"] == "touch")
     s.knock_events = sum(1 for e in events if e["type"] == "knock")
+    topples = caught_topples(places, falls)
+    s.caught_topples = len(topples)
 
     # --- places ---------------------------------------------------------------------------
     det_places = [e for e in events if e["type"] == "place"]
@@ -145,7 +173,12 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             if i not in used and t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
         ]
         if not candidates:
-            s.misses.append(f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}")
+            caught = (record["piece"], t) in topples
+            s.caught_topple_places_missed += caught
+            note = " (caught as it toppled)" if caught else ""
+            s.misses.append(
+                f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}{note}"
+            )
             continue
         right = [
             (i, e)
@@ -215,7 +248,16 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         else:
             s.leaving_missed += 1
         if not group:
-            s.misses.append(f"{label} fall missed at {t:.0f} {record['grams']} g {record['zones']}")
+            caught = len(record["pieces"]) == 1 and any(
+                piece == record["pieces"][0]["piece"]
+                and at <= first_start < at + TOPPLE_AT_RELEASE_MS
+                for piece, at in topples
+            )
+            s.caught_topple_falls_missed += caught
+            note = " (caught as it toppled)" if caught else ""
+            s.misses.append(
+                f"{label} fall missed at {t:.0f} {record['grams']} g {record['zones']}{note}"
+            )
             continue
         s.fall_found += 1
         total = sum(e["grams"] for e in group)
