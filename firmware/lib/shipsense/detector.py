@@ -160,7 +160,7 @@ class Detector:
         self.last_fall_k = -(10**9)
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
-        self.pending = None  # a touch waiting for the mat's verdict (a PendingTouch: a topple?)
+        self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":

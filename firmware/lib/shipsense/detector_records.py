@@ -105,10 +105,10 @@ class Returned:
 
 
 class PendingTouch:
-    """A rise that vanished, with a mat fitted: the `touch` it is unless the mat says a piece
-    toppled off as it was let go. When the hand let go (t_ms), the episode's first sample,
-    the last sample a toppled piece could still reach the mat, the rise's peak (g), and
-    whether the mat has begun to change since."""
+    """A rise that vanished, with a table sensor fitted: the `touch` it is unless the table
+    says a piece toppled off as it was let go. When the hand let go (t_ms), the episode's
+    first sample, the sample the let-go showed, the last sample a toppled piece could still
+    reach the table, the rise's peak (g), and whether the mat has begun to change since."""
 
     def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch

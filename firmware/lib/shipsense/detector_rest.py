@@ -148,13 +148,14 @@ def end_episode(det, events, k):
             "zones": zones,
         }
         if det.pending is not None:
-            events.append(det.pending.touch)  # the mat said nothing in time: a touch
+            events.append(det.pending.touch)  # the table said nothing in time: a touch
             det.pending = None
         table = det.table_sense
         if (
             zones
             and det.peak >= det.floor_g
             and table is not None
+            and (table.uses_mat or det.rise_weighs)  # else a piezo's word names no piece
             and k - det.last_fall_k > det.recent_fall_n  # else the table is still taking a fall
         ):
             # a rise that vanished: perhaps a piece that toppled off as it was let go. The
@@ -189,10 +190,11 @@ def mat_began_since(det, k):
 
 
 def pending_step(det, k, table_events, events):
-    """One sample with a touch pending: the touch stands if the mat felt nothing by the time
-    a toppled piece would have reached it; once the mat felt something, its verdict decides:
-    its own when it comes, or sooner a still weight it already holds (a knock's ripple never
-    holds still off its base)."""
+    """One sample with a touch pending: the touch stands if the table felt nothing by the
+    time a toppled piece would have reached it; once the mat felt something, its verdict
+    decides: its own when it comes, or sooner a still weight it already holds (a knock's
+    ripple never holds still off its base), or, struck in time and still again with nothing
+    on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight)."""
     pending = det.pending
     table = det.table_sense
     if not pending.mat and mat_began_since(det, pending.onset_k):
