@@ -86,7 +86,7 @@ def place_event(det, events, k, grams, change, t_ms):
         # what it weighed names it when it falls; a close call may be another kind of piece
         # (weighed with a hand, in sway): then its kind's weight, the fall judging which
         det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
-        det.last_place = records.LastPlace(k, zone, grams, item)
+        det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
     det.ref[zone] += grams
     det.base = measure.sum_ref(det)
