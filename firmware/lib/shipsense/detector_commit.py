@@ -89,4 +89,17 @@ def place_event(det, events, k, grams, change, t_ms):
         det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
     det.ref[zone] += grams
+    book_crosstalk(det, zone, grams, change)
     det.base = measure.sum_ref(det)
+
+
+def book_crosstalk(det, zone, grams, change):
+    """The share of a place's `grams` that its zone's neighbours read (crosstalk), as the
+    place's zone `change` shows it: booked on them and off the zone, so that a second piece
+    in the same episode is judged against what the zones read."""
+    rest = list(change)
+    rest[zone] -= grams
+    ref = det.ref
+    for other, share in measure.crosstalk_shares(det, zone, grams, rest, None):
+        ref[other] += share
+        ref[zone] -= share
