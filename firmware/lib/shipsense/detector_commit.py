@@ -86,7 +86,20 @@ def place_event(det, events, k, grams, change, t_ms):
         # what it weighed names it when it falls; a close call may be another kind of piece
         # (weighed with a hand, in sway): then its kind's weight, the fall judging which
         det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
-        det.last_place = records.LastPlace(k, zone, grams, item)
+        det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
     det.ref[zone] += grams
+    book_crosstalk(det, zone, grams, change)
     det.base = measure.sum_ref(det)
+
+
+def book_crosstalk(det, zone, grams, change):
+    """The share of a place's `grams` that its zone's neighbours read (crosstalk), as the
+    place's zone `change` shows it: booked on them and off the zone, so that a second piece
+    in the same episode is judged against what the zones read."""
+    rest = list(change)
+    rest[zone] -= grams
+    ref = det.ref
+    for other, share in measure.crosstalk_shares(det, zone, grams, rest, None):
+        ref[other] += share
+        ref[zone] -= share

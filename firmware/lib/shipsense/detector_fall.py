@@ -27,7 +27,7 @@ def hand_on_fresh_piece(det, drop):
     for z in leave.zones:
         aboard = list(det.cargo.zones[z + 1])
         if z == zone:
-            if det.ref[zone] - last.grams < det.floor_g:
+            if last.before < det.floor_g:
                 continue  # the zone held nothing before this piece: nothing else to go
             if last.item in aboard:
                 aboard.remove(last.item)

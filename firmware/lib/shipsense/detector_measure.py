@@ -171,6 +171,30 @@ def losing_zones(det, change, total_loss):
     return zones
 
 
+def crosstalk_shares(det, zone, grams, change, skip):
+    """[(zone, grams)]: what each neighbour of `zone` (0-based) reads of `grams` on it
+    (crosstalk), as a zone `change` shows it with the sway projected out; only the
+    neighbours, not those in `skip`, and only a plausible share (a hand elsewhere is none)."""
+    rest = det.sway.project_out(change)
+    most = tuning.CROSSTALK_MAX * grams
+    out = []
+    for a, b in tuning.CROSSTALK_PAIRS:
+        if a - 1 == zone:
+            other = b - 1
+        elif b - 1 == zone:
+            other = a - 1
+        else:
+            continue
+        if other >= det.n_zones or (skip is not None and other in skip):
+            continue
+        share = rest[other]
+        if share > most:
+            share = most
+        if share > 0.0:
+            out.append((other, share))
+    return out
+
+
 def place_zone(det, change):
     """The zone that took the load: where the hand pressed and where the load rests, each
     seen through the sway."""

@@ -121,10 +121,12 @@ class PendingTouch:
 
 
 class LastPlace:
-    """The latest place (with items): its sample, zone (0-based), grams and item."""
+    """The latest place (with items): its sample, zone (0-based), grams and item, and what
+    the zone held before it (its committed level then)."""
 
-    def __init__(self, k, zone, grams, item):
+    def __init__(self, k, zone, grams, item, before):
         self.k = k
         self.zone = zone
         self.grams = grams
         self.item = item
+        self.before = before

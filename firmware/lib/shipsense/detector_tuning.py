@@ -104,6 +104,24 @@ ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the ligh
 ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
 ZONE_FLOOR_G = const(0.7)
 _SHIFT_SETTLE_MS = const(200)
+# Zones that share structure (geometry.NEIGHBOURS, 1-based, held equal by
+# tests/unit/test_shipsense_sway_places.py): a load on one shows a share on the other
+# (crosstalk, up to 15 % on the zoo's `sway` ships; the simulator allows under 20 %). A place
+# books that share on the neighbours as they read it, up to CROSSTALK_MAX of the piece.
+CROSSTALK_PAIRS = (
+    (1, 2),
+    (1, 3),
+    (2, 4),
+    (3, 4),
+    (5, 6),
+    (7, 8),
+    (9, 10),
+    (5, 7),
+    (7, 9),
+    (6, 8),
+    (8, 10),
+)
+CROSSTALK_MAX = const(0.2)
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
 # to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
 # no landing clock. Derived from geometry.py's heights and BELOW by `derive_landing_ms`,
