@@ -71,17 +71,7 @@ def decide_shift(det, events, k):
             "grams": measure.rounded_g(grams),
         }
         if det.items:
-            item = moved_item(det, source + 1, grams, returned.grams)
-            if item is not None:
-                weight = det.items[item]
-                if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
-                    # the piece is known (weighed when placed): its weight, not the zones'
-                    # change right after a landing that set the ship swaying (which reads
-                    # low while part of a tipping piece still rolls)
-                    grams = weight
-                    event["grams"] = measure.rounded_g(grams)
-                event["item"] = item
-                det.cargo.move(source + 1, target + 1, item)
+            grams = name_moved(det, event, source, target, grams, returned.grams)
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams
@@ -121,16 +111,39 @@ def moved_between(det, left, k):
     return source, target, each if each > grams else grams
 
 
-def moved_item(det, zone, grams, in_air_g):
-    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None; never one
-    lighter than what was seen missing while it moved (`in_air_g`, a lower bound)."""
-    best = None
+def name_moved(det, event, source, target, grams, in_air_g):
+    """With items: name the piece that moved from `source` to `target` (0-based) in `event`,
+    move it in the cargo, and return the grams to book: the piece's own (as weighed when it
+    was placed, else its item's) when the zones' reading is plausibly it, else the reading."""
+    k = moved_piece(det, source + 1, grams, in_air_g)
+    if k < 0:
+        return grams
+    item = det.cargo.zones[source + 1][k]
+    weight = det.cargo.weighed_g(source + 1, k, det.items)
+    if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
+        # the piece is known (weighed when placed): its weight, not the zones' change right
+        # after a landing that set the ship swaying (which reads low while part of a
+        # tipping piece still rolls)
+        grams = weight
+        event["grams"] = measure.rounded_g(grams)
+    event["item"] = item
+    det.cargo.move(source + 1, target + 1, item)
+    return grams
+
+
+def moved_piece(det, zone, grams, in_air_g):
+    """The index of the piece on `zone` (1-based) whose weight (as weighed when placed) is
+    nearest `grams`, or -1; never one lighter than what was seen missing while it moved
+    (`in_air_g`, a lower bound)."""
+    best = -1
     best_error = 1.0e30
-    for item in det.cargo.zones[zone]:
-        if det.items[item] < tuning.SHIFT_AIR_FRACTION * in_air_g:
+    cargo = det.cargo
+    for k in range(len(cargo.zones[zone])):
+        weight = cargo.weighed_g(zone, k, det.items)
+        if weight < tuning.SHIFT_AIR_FRACTION * in_air_g:
             continue
-        error = abs(det.items[item] - grams)
+        error = abs(weight - grams)
         if error < best_error:
             best_error = error
-            best = item
+            best = k
     return best
