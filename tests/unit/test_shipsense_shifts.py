@@ -6,7 +6,9 @@ import pytest
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
+from shipsense import geometry
 from shipsense.detector import Detector
+from shipsense.detector_shift import can_move
 
 ITEMS = dict(ITEM_GRAMS)
 
@@ -21,6 +23,70 @@ def detect(signal: ShipSignal, items=None) -> list[dict]:
 
 def of_type(events: list[dict], *types: str) -> list[dict]:
     return [e for e in events if e["type"] in types]
+
+
+def slide(signal: ShipSignal, source: int, target: int, grams: float, at_ms: float, ms: float):
+    """A piece slides from `source` to `target` without ever leaving the ship: the total
+    never dips (zoo `mixed`, 20510-10sps: a 9.5 g chest from 2 to 4 started no episode)."""
+    signal.step(source - 1, -grams, at_ms, ms)
+    signal.step(target - 1, grams, at_ms, ms)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+@pytest.mark.parametrize(("source", "target"), [(2, 4), (1, 3), (3, 4), (6, 2), (7, 5)])
+def test_a_piece_sliding_to_another_zone_without_the_total_dipping_is_a_shift(
+    rate_hz, source, target
+):
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="mat")
+    signal.place(source, 9.4, 500.0, press_g=0.0)
+    slide(signal, source, target, 9.4, 4000.0, 120.0)
+    signal.sway(4120.0, 0.6, 0.6)  # the move sets the ship rocking
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall", "leaving", "touch") == [], events
+    assert [e["zone"] for e in of_type(events, "place")] == [source]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (source, target, "chest"), shift
+    assert shift["grams"] == pytest.approx(9.4, abs=0.6)
+    assert 4000.0 <= shift["decided_ms"] <= 5500.0
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_a_light_piece_sliding_without_items_is_weighed_by_the_zones(rate_hz):
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="none")
+    signal.place(3, 2.6, 500.0, press_g=0.0)
+    slide(signal, 3, 1, 2.6, 4000.0, 150.0)
+    (shift,) = of_type(detect(signal), "shift")
+    assert (shift["from"], shift["to"]) == (3, 1)
+    assert shift["grams"] == pytest.approx(2.6, abs=0.5)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_hard_sway_after_a_place_moves_no_piece(rate_hz):
+    # guard rail: sway moves load between zones in roll and pitch, fore-aft on the deck and
+    # port-starboard on the yards, and comes back: no shift
+    signal = ShipSignal(rate_hz=rate_hz, seconds=9.0, noise_g=0.1, table="mat")
+    signal.place(9, 11.6, 500.0, press_g=0.0)
+    signal.sway(3000.0, 3.0, 2.0, hz=0.8, tau_s=3.0)
+    signal.sway(6000.0, -2.0, 3.0, hz=1.5, tau_s=2.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "shift", "fall") == [], events
+
+
+def test_the_moves_a_piece_can_make_aboard_are_the_ships_geometry():
+    # a deck quarter to the next (not across the diagonal), a yard down onto its side
+    detector = Detector(rate_hz=80)
+    for source in geometry.ZONES:
+        for target in geometry.ZONES:
+            if source == target:
+                continue
+            deck = source in geometry.HULL_ZONES
+            allowed = (
+                target in geometry.HULL_ZONES
+                and (min(source, target), max(source, target)) in geometry.NEIGHBOURS
+                if deck
+                else target in geometry.BELOW[source]
+            )
+            assert can_move(detector, source - 1, target - 1) == allowed, (source, target)
 
 
 @pytest.mark.parametrize("rate_hz", [10, 80])

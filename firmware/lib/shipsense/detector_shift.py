@@ -147,3 +147,128 @@ def moved_piece(det, zone, grams, in_air_g):
             best_error = error
             best = k
     return best
+
+
+def at_rest(det, events, k):
+    """At rest, now and then: a piece that slid, tipped or dropped onto another zone without
+    the total ever dipping far enough to start an episode (it never left the ship, or at 10
+    SPS the HX711 never showed it in the air) moved weight between two zones only. Seen as a
+    step: the zones' means now against their means a lag ago (both windows at rest), one
+    zone down and another up by as much, what is not sway (projected out) explained by that
+    move, twice in a row (the step done, not still showing through the HX711). Sway is
+    mean-free and is taken out; a place weighed onto the wrong zone shows no step after it."""
+    w = det.stable_w
+    lag = det.silent_lag_n
+    if k - lag - w + 1 < det.rest_k or k < det.silent_quiet_k or det.pending is not None:
+        det.silent = None
+        return
+    zn = det.zone_history_n
+    delta = []
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        s = 0.0
+        for j in range(w):
+            s += ring[(k - j) % zn] - ring[(k - lag - j) % zn]
+        delta.append(s / w)
+    floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
+    side = tuning.SILENT_SIDE_FRACTION * floor
+    net = 0.0
+    low = high = 0.0
+    for v in delta:
+        net += v
+        if v < low:
+            low = v
+        elif v > high:
+            high = v
+    if -low < side or high < side:  # nothing went down and up by a piece's worth (the usual)
+        det.silent = None
+        return
+    # the pair a piece can move between (one deck quarter to the next, a yard down onto a
+    # lower zone on its side) whose weaker side moved most
+    source = target = -1
+    best = 0.0
+    for s in range(det.n_zones):
+        if delta[s] >= 0.0:
+            continue
+        for t in range(det.n_zones):
+            if delta[t] <= 0.0 or not can_move(det, s, t):
+                continue
+            weaker = delta[t] if delta[t] < -delta[s] else -delta[s]
+            if weaker > best:
+                source, target, best = s, t, weaker
+    if source < 0:
+        det.silent = None
+        return
+    moved = 0.5 * (delta[target] - delta[source])
+    if (
+        -delta[source] < side
+        or delta[target] < side
+        or moved < floor
+        or abs(net) > tuning.SILENT_NET_FRACTION * moved
+    ):
+        det.silent = None
+        return
+    projected = det.sway.project_out(delta)
+    energy = 0.0
+    for v in projected:
+        energy += v * v
+    amount, fit = det.sway.transfer(projected, source, target)
+    if amount < tuning.SILENT_SWAY_FRACTION * moved or fit < tuning.SILENT_FIT_FRACTION * energy:
+        det.silent = None  # mostly sway (or several zones changing): not one piece moving
+        return
+    last = det.silent
+    det.silent = (source, target, moved)
+    if last is None or last[0] != source or last[1] != target:
+        return
+    if abs(moved - last[2]) > tuning.SILENT_STILL_FRACTION * moved:
+        return  # still showing (the HX711 settles over three to four conversions)
+    det.silent = None
+    det.silent_quiet_k = k + lag + w
+    # when it went: the first sample after the lag's window where the source was half down
+    ring = det.zone_rings[source]
+    before = ring[(k - lag) % zn]
+    onset = k
+    for j in range(k - lag + 1, k + 1):
+        if before - ring[j % zn] >= 0.5 * moved:
+            onset = j
+            break
+    # each reading errs its own way (the zones' own with sway, the weaker side with the
+    # ship's crosstalk, the pair through the sway low along a sway mode): the middle one
+    grams = middle(moved, amount, best)
+    event = {
+        "type": "shift",
+        "t_ms": measure.time_of(det, onset),
+        "decided_ms": measure.now(det),
+        "from": source + 1,
+        "to": target + 1,
+        "grams": measure.rounded_g(grams),
+    }
+    if det.items:
+        grams = name_moved(det, event, source, target, grams, 0.0)
+    events.append(event)
+    # zero-tracking has followed the step since it came (a share of it, each sample at
+    # rest): book only what it has not taken up yet
+    taken = det.track_alpha * (k - onset)
+    if taken > 1.0:
+        taken = 1.0
+    det.ref[source] -= grams + taken * delta[source]
+    det.ref[target] += grams - taken * delta[target]
+
+
+def can_move(det, source, target):
+    """Whether a piece can come to rest on zone `target` from `source` (0-based) without
+    leaving the ship: a deck quarter to a deck quarter beside it (not across the diagonal),
+    or a yard zone down onto a lower zone on its side (odd zones port, even starboard);
+    geometry.NEIGHBOURS and BELOW, held equal by tests/unit/test_shipsense_shifts.py."""
+    if det.deck[source]:
+        return det.deck[target] and (source ^ target == 1 or source ^ target == 2)
+    return target < source and (source - target) % 2 == 0
+
+
+def middle(a, b, c):
+    """The median of three numbers."""
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b = c
+    return a if a > b else b
