@@ -50,6 +50,26 @@ def test_a_piece_sliding_to_another_zone_without_the_total_dipping_is_a_shift(
     assert 4000.0 <= shift["decided_ms"] <= 5500.0
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dip_g", [1.5, 1.8])
+def test_a_piece_tipping_then_sliding_to_the_next_quarter_behind_a_touch_is_a_shift(seed, dip_g):
+    # zoo `mixed` (20517-10sps at 132915, 20502-80sps at 72841): part of the piece leaves its
+    # quarter first, the total dips a little and comes back as the piece reaches the next
+    # quarter 300 ms later. Whether the dip starts an episode depends on the noise; when it
+    # does and the episode decides nothing (a `touch`), the move is seen against the
+    # zones' rest before the episode
+    signal = ShipSignal(rate_hz=10, seconds=7.0, noise_g=0.1, table="mat", seed=seed)
+    signal.place(2, 4.4, 500.0, press_g=0.0)
+    signal.step(1, -dip_g, 4000.0, 60.0)
+    signal.step(0, 4.4, 4300.0, 60.0)
+    signal.step(1, dip_g - 4.4, 4300.0, 60.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == [], events
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (2, 1, "sailor"), shift
+    assert shift["grams"] == pytest.approx(4.4, abs=0.5)
+
+
 @pytest.mark.parametrize("rate_hz", [10, 80])
 def test_a_light_piece_sliding_without_items_is_weighed_by_the_zones(rate_hz):
     signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="none")

@@ -164,6 +164,8 @@ class Detector:
         self.pending = None  # a touch waiting for the mat's verdict (a PendingTouch: a topple?)
         self.silent = None  # a move between zones seen at rest once: (from, to, grams)
         self.silent_quiet_k = 0  # no such move is looked for before this sample
+        self.silent_after_touch = False  # the last episode decided nothing
+        self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":

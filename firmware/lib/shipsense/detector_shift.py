@@ -156,20 +156,32 @@ def at_rest(det, events, k):
     step: the zones' means now against their means a lag ago (both windows at rest), one
     zone down and another up by as much, what is not sway (projected out) explained by that
     move, twice in a row (the step done, not still showing through the HX711). Sway is
-    mean-free and is taken out; a place weighed onto the wrong zone shows no step after it."""
+    mean-free and is taken out; a place weighed onto the wrong zone shows no step after it.
+    Soon after an episode that decided nothing (the move dipped the total a little: a
+    `touch`), the step is taken from the zones' rest before that episode."""
     w = det.stable_w
+    zn = det.zone_history_n
     lag = det.silent_lag_n
-    if k - lag - w + 1 < det.rest_k or k < det.silent_quiet_k or det.pending is not None:
+    before = None  # the zones' means to compare with: a lag ago, both windows at rest ...
+    if k - lag - w + 1 < det.rest_k:
+        if not det.silent_after_touch or k - det.onset_k > 2 * lag:
+            det.silent = None
+            return
+        # ... or, soon after an episode that decided nothing (a `touch`: the piece's move
+        # dipped or shook the total a little), the rest before it (remember_rest)
+        before = det.silent_before
+    if k - w + 1 < det.rest_k or k < det.silent_quiet_k or det.pending is not None:
         det.silent = None
         return
-    zn = det.zone_history_n
     delta = []
     for i in range(det.n_zones):
         ring = det.zone_rings[i]
         s = 0.0
         for j in range(w):
-            s += ring[(k - j) % zn] - ring[(k - lag - j) % zn]
-        delta.append(s / w)
+            s += ring[(k - j) % zn]
+            if before is None:
+                s -= ring[(k - lag - j) % zn]
+        delta.append(s / w - before[i] if before is not None else s / w)
     floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
     side = tuning.SILENT_SIDE_FRACTION * floor
     net = 0.0
@@ -225,13 +237,15 @@ def at_rest(det, events, k):
     det.silent = None
     det.silent_quiet_k = k + lag + w
     # when it went: the first sample after the lag's window where the source was half down
-    ring = det.zone_rings[source]
-    before = ring[(k - lag) % zn]
-    onset = k
-    for j in range(k - lag + 1, k + 1):
-        if before - ring[j % zn] >= 0.5 * moved:
-            onset = j
-            break
+    onset = det.onset_k
+    if before is None:
+        ring = det.zone_rings[source]
+        level = ring[(k - lag) % zn]
+        onset = k
+        for j in range(k - lag + 1, k + 1):
+            if level - ring[j % zn] >= 0.5 * moved:
+                onset = j
+                break
     # each reading errs its own way (the zones' own with sway, the weaker side with the
     # ship's crosstalk, the pair through the sway low along a sway mode): the middle one
     grams = middle(moved, amount, best)
@@ -248,11 +262,24 @@ def at_rest(det, events, k):
     events.append(event)
     # zero-tracking has followed the step since it came (a share of it, each sample at
     # rest): book only what it has not taken up yet
-    taken = det.track_alpha * (k - onset)
+    taken = det.track_alpha * (k - (onset if onset > det.rest_k else det.rest_k))
     if taken > 1.0:
         taken = 1.0
     det.ref[source] -= grams + taken * delta[source]
     det.ref[target] += grams - taken * delta[target]
+
+
+def remember_rest(det, onset):
+    """An episode begins at sample `onset`: keep the zones' means just before it, for a
+    piece that moves as it begins and leaves nothing decided (at_rest)."""
+    w = det.stable_w
+    zn = det.zone_history_n
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        s = 0.0
+        for j in range(1, w + 1):
+            s += ring[(onset - j) % zn]
+        det.silent_before[i] = s / w
 
 
 def can_move(det, source, target):
