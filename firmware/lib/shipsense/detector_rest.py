@@ -5,6 +5,7 @@ ship and nothing was decided).
 """
 
 from shipsense import detector_commit as commit
+from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
@@ -53,6 +54,7 @@ def step(det, k, total, d, sigma_fast):
     shift.remember_rest(det, onset)
     rebase(det, onset)
     commit.reset_episode(det, onset)
+    det.leave_run = leaving.held_at_rest(det, k, sigma_fast)
     return True
 
 
