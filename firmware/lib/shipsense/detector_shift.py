@@ -143,6 +143,8 @@ def moved_piece(det, zone, grams, in_air_g):
         if weight < tuning.SHIFT_AIR_FRACTION * in_air_g:
             continue
         error = abs(weight - grams)
+        if in_air_g >= tuning.SHIFT_MIN_G and abs(weight - in_air_g) < error:
+            error = abs(weight - in_air_g)  # what was missing in the air: sway-proof
         if error < best_error:
             best_error = error
             best = k
