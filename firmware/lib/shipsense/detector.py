@@ -78,7 +78,7 @@ from array import array
 from math import sqrt
 
 from shipsense import detector_commit as commit
-from shipsense import detector_episode, detector_rest
+from shipsense import detector_episode, detector_rest, detector_shift
 from shipsense import detector_tuning as tuning
 from shipsense.detector_records import AT_REST, LEAVING
 from shipsense.detector_tuning import GLITCH_MIN_G, GLITCH_SIGMAS, INPUT_LIMIT_G
@@ -128,6 +128,7 @@ class Detector:
             self.fast_n: int
             self.warmup_n: int
             self.recent_fall_n: int
+            self.silent_every_n: int
 
         h = self.history_n
         self.t_ring: list[int | float] = [0] * h  # sample times as given (ints on the ESP32)
@@ -161,6 +162,10 @@ class Detector:
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
         self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
+        self.silent = None  # a move between zones seen at rest once: (from, to, grams)
+        self.silent_quiet_k = 0  # no such move is looked for before this sample
+        self.silent_after_touch = False  # the last episode decided nothing
+        self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":
@@ -268,6 +273,8 @@ class Detector:
             if self.state != AT_REST or detector_rest.step(self, k, total, d, sigma_fast):
                 # the base may have been re-measured as the episode began
                 detector_episode.step(self, events, k, fast - self.base, sigma_fast)
+            elif self.trigger_run == 0 and k % self.silent_every_n == 0:
+                detector_shift.at_rest(self, events, k)
         self.prev_total2 = self.prev_total1
         self.prev_total1 = total
         if self.table_sense is not None:

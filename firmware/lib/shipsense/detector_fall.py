@@ -10,16 +10,20 @@ from shipsense import detector_tuning as tuning
 from shipsense.items import name_fall, name_place
 
 
-def hand_on_fresh_piece(det, drop):
+def hand_on_fresh_piece(det, drop, k=None, w=0):
     """True if what went was a hand weighed with the piece placed just before, not cargo: it
     went from that piece's zone, what stays there is a piece, and the zone held nothing else
-    that fits (the belief about its cargo, or nothing at all)."""
+    that fits (the belief about its cargo, or nothing at all). With `k` and `w`: the zone
+    that lost most is judged over those samples (the drop complete), not at the notice."""
     last = det.last_place
     leave = det.leave
     if last is None or leave.onset_k - last.k > det.fresh_n:
         return False
     zone = last.zone
-    if leave.zones[0] != zone:
+    first = leave.zones[0]
+    if k is not None:
+        first = measure.losing_zones(det, measure.zone_change(det, k, w), drop)[0]
+    if first != zone:
         return False
     rest = last.grams - drop
     if rest < det.floor_g or measure.fit_errors(rest, det.items) > tuning.FRESH_FIT_ERRORS:

@@ -40,6 +40,23 @@ def notice(det, events, k, d, leave_level, onset=None):
     )
 
 
+def held_at_rest(det, k, sigma_fast):
+    """An episode begins at sample `k`: how many samples just before it the ship already
+    stood below the leaving level (they count toward the drop's hold, so a piece leaving a
+    ship at rest is announced as soon as its drop has held, not that long after the episode
+    began; the hold itself is unchanged)."""
+    level = tuning.LEAVE_SIGMAS * sigma_fast
+    if level < tuning.LEAVE_MIN_G:
+        level = tuning.LEAVE_MIN_G
+    h = det.history_n
+    run = 0
+    for j in range(1, det.trigger_run):
+        if det.fast_ring[(k - j) % h] - det.base >= -level:
+            break
+        run += 1
+    return run
+
+
 def _push_deadline(leave, k):
     """The piece is still going at `k`: its landing clock starts from here."""
     leave.deepest_k = k
@@ -128,7 +145,7 @@ def step(det, events, k, d, sigma_fast):
             return
         shift.weight_returned(det, events, k)
         return
-    if fall.hand_on_fresh_piece(det, drop):
+    if fall.hand_on_fresh_piece(det, drop, k, w):
         fall.unweigh_hand(det, events, k, drop)
         return
     fall.decide_fall(det, events, k, drop, w, k)

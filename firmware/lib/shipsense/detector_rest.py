@@ -5,8 +5,10 @@ ship and nothing was decided).
 """
 
 from shipsense import detector_commit as commit
+from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
+from shipsense import detector_shift as shift
 from shipsense import detector_tuning as tuning
 from shipsense.items import name_place
 
@@ -49,8 +51,10 @@ def step(det, k, total, d, sigma_fast):
         return False
     det.state = records.LOADING
     onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION)
+    shift.remember_rest(det, onset)
     rebase(det, onset)
     commit.reset_episode(det, onset)
+    det.leave_run = leaving.held_at_rest(det, k, sigma_fast)
     return True
 
 
@@ -200,6 +204,7 @@ def end_episode(det, events, k):
             events.append(touch)
     det.state = records.AT_REST
     det.rest_k = k
+    det.silent_after_touch = not det.committed  # a piece may have moved (detector_shift.at_rest)
     det.trigger_run = 0
     det.leave = None
     det.returned = None

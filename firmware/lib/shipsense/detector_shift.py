@@ -71,17 +71,7 @@ def decide_shift(det, events, k):
             "grams": measure.rounded_g(grams),
         }
         if det.items:
-            item = moved_item(det, source + 1, grams, returned.grams)
-            if item is not None:
-                weight = det.items[item]
-                if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
-                    # the piece is known (weighed when placed): its weight, not the zones'
-                    # change right after a landing that set the ship swaying (which reads
-                    # low while part of a tipping piece still rolls)
-                    grams = weight
-                    event["grams"] = measure.rounded_g(grams)
-                event["item"] = item
-                det.cargo.move(source + 1, target + 1, item)
+            grams = name_moved(det, event, source, target, grams, returned.grams)
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams
@@ -121,16 +111,193 @@ def moved_between(det, left, k):
     return source, target, each if each > grams else grams
 
 
-def moved_item(det, zone, grams, in_air_g):
-    """The piece on `zone` (1-based) whose weight is nearest `grams`, or None; never one
-    lighter than what was seen missing while it moved (`in_air_g`, a lower bound)."""
-    best = None
+def name_moved(det, event, source, target, grams, in_air_g):
+    """With items: name the piece that moved from `source` to `target` (0-based) in `event`,
+    move it in the cargo, and return the grams to book: the piece's own (as weighed when it
+    was placed, else its item's) when the zones' reading is plausibly it, else the reading."""
+    k = moved_piece(det, source + 1, grams, in_air_g)
+    if k < 0:
+        return grams
+    item = det.cargo.zones[source + 1][k]
+    weight = det.cargo.weighed_g(source + 1, k, det.items)
+    if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
+        # the piece is known (weighed when placed): its weight, not the zones' change right
+        # after a landing that set the ship swaying (which reads low while part of a
+        # tipping piece still rolls)
+        grams = weight
+        event["grams"] = measure.rounded_g(grams)
+    event["item"] = item
+    det.cargo.move(source + 1, target + 1, item)
+    return grams
+
+
+def moved_piece(det, zone, grams, in_air_g):
+    """The index of the piece on `zone` (1-based) whose weight (as weighed when placed) is
+    nearest `grams`, or -1; never one lighter than what was seen missing while it moved
+    (`in_air_g`, a lower bound)."""
+    best = -1
     best_error = 1.0e30
-    for item in det.cargo.zones[zone]:
-        if det.items[item] < tuning.SHIFT_AIR_FRACTION * in_air_g:
+    cargo = det.cargo
+    for k in range(len(cargo.zones[zone])):
+        weight = cargo.weighed_g(zone, k, det.items)
+        if weight < tuning.SHIFT_AIR_FRACTION * in_air_g:
             continue
-        error = abs(det.items[item] - grams)
+        error = abs(weight - grams)
+        if in_air_g >= tuning.SHIFT_MIN_G and abs(weight - in_air_g) < error:
+            error = abs(weight - in_air_g)  # what was missing in the air: sway-proof
         if error < best_error:
             best_error = error
-            best = item
+            best = k
     return best
+
+
+def at_rest(det, events, k):
+    """At rest, now and then: a piece that slid, tipped or dropped onto another zone without
+    the total ever dipping far enough to start an episode (it never left the ship, or at 10
+    SPS the HX711 never showed it in the air) moved weight between two zones only. Seen as a
+    step: the zones' means now against their means a lag ago (both windows at rest), one
+    zone down and another up by as much, what is not sway (projected out) explained by that
+    move, twice in a row (the step done, not still showing through the HX711). Sway is
+    mean-free and is taken out; a place weighed onto the wrong zone shows no step after it.
+    Soon after an episode that decided nothing (the move dipped the total a little: a
+    `touch`), the step is taken from the zones' rest before that episode."""
+    w = det.stable_w
+    zn = det.zone_history_n
+    lag = det.silent_lag_n
+    before = None  # the zones' means to compare with: a lag ago, both windows at rest ...
+    if k - lag - w + 1 < det.rest_k:
+        if not det.silent_after_touch or k - det.onset_k > 2 * lag:
+            det.silent = None
+            return
+        # ... or, soon after an episode that decided nothing (a `touch`: the piece's move
+        # dipped or shook the total a little), the rest before it (remember_rest)
+        before = det.silent_before
+    if k - w + 1 < det.rest_k or k < det.silent_quiet_k or det.pending is not None:
+        det.silent = None
+        return
+    delta = []
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        s = 0.0
+        for j in range(w):
+            s += ring[(k - j) % zn]
+            if before is None:
+                s -= ring[(k - lag - j) % zn]
+        delta.append(s / w - before[i] if before is not None else s / w)
+    floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
+    side = tuning.SILENT_SIDE_FRACTION * floor
+    net = 0.0
+    low = high = 0.0
+    for v in delta:
+        net += v
+        if v < low:
+            low = v
+        elif v > high:
+            high = v
+    if -low < side or high < side:  # nothing went down and up by a piece's worth (the usual)
+        det.silent = None
+        return
+    # the pair a piece can move between (one deck quarter to the next, a yard down onto a
+    # lower zone on its side) whose weaker side moved most
+    source = target = -1
+    best = 0.0
+    for s in range(det.n_zones):
+        if delta[s] >= 0.0:
+            continue
+        for t in range(det.n_zones):
+            if delta[t] <= 0.0 or not can_move(det, s, t):
+                continue
+            weaker = delta[t] if delta[t] < -delta[s] else -delta[s]
+            if weaker > best:
+                source, target, best = s, t, weaker
+    if source < 0:
+        det.silent = None
+        return
+    moved = 0.5 * (delta[target] - delta[source])
+    if (
+        -delta[source] < side
+        or delta[target] < side
+        or moved < floor
+        or abs(net) > tuning.SILENT_NET_FRACTION * moved
+    ):
+        det.silent = None
+        return
+    projected = det.sway.project_out(delta)
+    energy = 0.0
+    for v in projected:
+        energy += v * v
+    amount, fit = det.sway.transfer(projected, source, target)
+    if amount < tuning.SILENT_SWAY_FRACTION * moved or fit < tuning.SILENT_FIT_FRACTION * energy:
+        det.silent = None  # mostly sway (or several zones changing): not one piece moving
+        return
+    last = det.silent
+    det.silent = (source, target, moved)
+    if last is None or last[0] != source or last[1] != target:
+        return
+    if abs(moved - last[2]) > tuning.SILENT_STILL_FRACTION * moved:
+        return  # still showing (the HX711 settles over three to four conversions)
+    det.silent = None
+    det.silent_quiet_k = k + lag + w
+    # when it went: the first sample after the lag's window where the source was half down
+    onset = det.onset_k
+    if before is None:
+        ring = det.zone_rings[source]
+        level = ring[(k - lag) % zn]
+        onset = k
+        for j in range(k - lag + 1, k + 1):
+            if level - ring[j % zn] >= 0.5 * moved:
+                onset = j
+                break
+    # each reading errs its own way (the zones' own with sway, the weaker side with the
+    # ship's crosstalk, the pair through the sway low along a sway mode): the middle one
+    grams = middle(moved, amount, best)
+    event = {
+        "type": "shift",
+        "t_ms": measure.time_of(det, onset),
+        "decided_ms": measure.now(det),
+        "from": source + 1,
+        "to": target + 1,
+        "grams": measure.rounded_g(grams),
+    }
+    if det.items:
+        grams = name_moved(det, event, source, target, grams, 0.0)
+    events.append(event)
+    # zero-tracking has followed the step since it came (a share of it, each sample at
+    # rest): book only what it has not taken up yet
+    taken = det.track_alpha * (k - (onset if onset > det.rest_k else det.rest_k))
+    if taken > 1.0:
+        taken = 1.0
+    det.ref[source] -= grams + taken * delta[source]
+    det.ref[target] += grams - taken * delta[target]
+
+
+def remember_rest(det, onset):
+    """An episode begins at sample `onset`: keep the zones' means just before it, for a
+    piece that moves as it begins and leaves nothing decided (at_rest)."""
+    w = det.stable_w
+    zn = det.zone_history_n
+    for i in range(det.n_zones):
+        ring = det.zone_rings[i]
+        s = 0.0
+        for j in range(1, w + 1):
+            s += ring[(onset - j) % zn]
+        det.silent_before[i] = s / w
+
+
+def can_move(det, source, target):
+    """Whether a piece can come to rest on zone `target` from `source` (0-based) without
+    leaving the ship: a deck quarter to a deck quarter beside it (not across the diagonal),
+    or a yard zone down onto a lower zone on its side (odd zones port, even starboard);
+    geometry.NEIGHBOURS and BELOW, held equal by tests/unit/test_shipsense_shifts.py."""
+    if det.deck[source]:
+        return det.deck[target] and (source ^ target == 1 or source ^ target == 2)
+    return target < source and (source - target) % 2 == 0
+
+
+def middle(a, b, c):
+    """The median of three numbers."""
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b = c
+    return a if a > b else b

@@ -100,6 +100,17 @@ SHIFT_MIN_G = const(0.9)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
+# A move between two zones that never dipped the total (detector_shift.at_rest): the zones'
+# means over STABLE_MS now against SILENT_LAG_MS ago (the HX711's 400 ms at 10 SPS and then
+# some), judged every SILENT_EVERY_MS. One zone down and another up, each by at least this
+# share of the smallest move (half the lightest piece, SHIFT_MIN_G at least), ...
+SILENT_SIDE_FRACTION = const(0.6)
+SILENT_NET_FRACTION = const(0.3)  # ... the total unchanged within this share of the move, ...
+SILENT_FIT_FRACTION = const(0.6)  # ... the move explaining this share of what is not sway, ...
+SILENT_SWAY_FRACTION = const(0.5)  # ... and this share of it left once sway is taken out, ...
+SILENT_STILL_FRACTION = const(0.2)  # ... twice in a row, the same within this share
+_SILENT_LAG_MS = const(600)
+_SILENT_EVERY_MS = const(100)
 ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the lightest piece counts
 ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
 ZONE_FLOOR_G = const(0.7)
@@ -218,6 +229,8 @@ def windows(det):
     det.merge_gap_n = ns(_PLATEAU_MERGE_MS)
     det.quiet_n = ns(_QUIET_MS)
     det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
+    det.silent_lag_n = ns(_SILENT_LAG_MS)
+    det.silent_every_n = ns(_SILENT_EVERY_MS)
     det.sway_lag_n = ns(_SWAY_LAG_MS)
     det.sway_every_n = ns(SWAY_EVERY_MS)
     det.sway_refresh_n = ns(_SWAY_REFRESH_MS)

@@ -1,0 +1,165 @@
+"""Shifts the detector missed on the zoo's `rough` and `mixed` ships (issue 11)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+from test_shipsense_signals import ShipSignal
+
+from bosun.sim.params import ITEM_GRAMS
+from shipsense import geometry
+from shipsense.detector import Detector
+from shipsense.detector_shift import can_move
+
+ITEMS = dict(ITEM_GRAMS)
+
+
+def detect(signal: ShipSignal, items=None) -> list[dict]:
+    detector = Detector(rate_hz=signal.rate_hz, table=signal.table, items=items)
+    events: list[dict] = []
+    for t_ms, zones_g, table_g, impact in signal.rows():
+        events.extend(detector.feed(t_ms, zones_g, table_g, impact))
+    return events
+
+
+def of_type(events: list[dict], *types: str) -> list[dict]:
+    return [e for e in events if e["type"] in types]
+
+
+def slide(signal: ShipSignal, source: int, target: int, grams: float, at_ms: float, ms: float):
+    """A piece slides from `source` to `target` without ever leaving the ship: the total
+    never dips (zoo `mixed`, 20510-10sps: a 9.5 g chest from 2 to 4 started no episode)."""
+    signal.step(source - 1, -grams, at_ms, ms)
+    signal.step(target - 1, grams, at_ms, ms)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+@pytest.mark.parametrize(("source", "target"), [(2, 4), (1, 3), (3, 4), (6, 2), (7, 5)])
+def test_a_piece_sliding_to_another_zone_without_the_total_dipping_is_a_shift(
+    rate_hz, source, target
+):
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="mat")
+    signal.place(source, 9.4, 500.0, press_g=0.0)
+    slide(signal, source, target, 9.4, 4000.0, 120.0)
+    signal.sway(4120.0, 0.6, 0.6)  # the move sets the ship rocking
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall", "leaving", "touch") == [], events
+    assert [e["zone"] for e in of_type(events, "place")] == [source]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (source, target, "chest"), shift
+    assert shift["grams"] == pytest.approx(9.4, abs=0.6)
+    assert 4000.0 <= shift["decided_ms"] <= 5500.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dip_g", [1.5, 1.8])
+def test_a_piece_tipping_then_sliding_to_the_next_quarter_behind_a_touch_is_a_shift(seed, dip_g):
+    # zoo `mixed` (20517-10sps at 132915, 20502-80sps at 72841): part of the piece leaves its
+    # quarter first, the total dips a little and comes back as the piece reaches the next
+    # quarter 300 ms later. Whether the dip starts an episode depends on the noise; when it
+    # does and the episode decides nothing (a `touch`), the move is seen against the
+    # zones' rest before the episode
+    signal = ShipSignal(rate_hz=10, seconds=7.0, noise_g=0.1, table="mat", seed=seed)
+    signal.place(2, 4.4, 500.0, press_g=0.0)
+    signal.step(1, -dip_g, 4000.0, 60.0)
+    signal.step(0, 4.4, 4300.0, 60.0)
+    signal.step(1, dip_g - 4.4, 4300.0, 60.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == [], events
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (2, 1, "sailor"), shift
+    assert shift["grams"] == pytest.approx(4.4, abs=0.5)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_a_light_piece_sliding_without_items_is_weighed_by_the_zones(rate_hz):
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="none")
+    signal.place(3, 2.6, 500.0, press_g=0.0)
+    slide(signal, 3, 1, 2.6, 4000.0, 150.0)
+    (shift,) = of_type(detect(signal), "shift")
+    assert (shift["from"], shift["to"]) == (3, 1)
+    assert shift["grams"] == pytest.approx(2.6, abs=0.5)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_hard_sway_after_a_place_moves_no_piece(rate_hz):
+    # guard rail: sway moves load between zones in roll and pitch, fore-aft on the deck and
+    # port-starboard on the yards, and comes back: no shift
+    signal = ShipSignal(rate_hz=rate_hz, seconds=9.0, noise_g=0.1, table="mat")
+    signal.place(9, 11.6, 500.0, press_g=0.0)
+    signal.sway(3000.0, 3.0, 2.0, hz=0.8, tau_s=3.0)
+    signal.sway(6000.0, -2.0, 3.0, hz=1.5, tau_s=2.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "shift", "fall") == [], events
+
+
+def test_the_moves_a_piece_can_make_aboard_are_the_ships_geometry():
+    # a deck quarter to the next (not across the diagonal), a yard down onto its side
+    detector = Detector(rate_hz=80)
+    for source in geometry.ZONES:
+        for target in geometry.ZONES:
+            if source == target:
+                continue
+            deck = source in geometry.HULL_ZONES
+            allowed = (
+                target in geometry.HULL_ZONES
+                and (min(source, target), max(source, target)) in geometry.NEIGHBOURS
+                if deck
+                else target in geometry.BELOW[source]
+            )
+            assert can_move(detector, source - 1, target - 1) == allowed, (source, target)
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_a_shifted_piece_keeps_the_weight_it_was_weighed_with_when_placed(rate_hz):
+    # zoo `rough` (20408-80sps-rough-both at 63575): pieces scatter +-10 % about their kind's
+    # weight; a 10.6 g boat knocked from a yard onto the deck was booked with the calibrated
+    # boat's 12.0 g (a miss). The piece keeps what it weighed when it was placed.
+    signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1, table="mat")
+    signal.place(6, 11.1, 500.0, press_g=0.0)
+    signal.shift(6, 4, 11.1, 3000.0, flight_ms=200.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert place["item"] == "boat" and not place.get("ambiguous"), place
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (6, 4, "boat"), shift
+    assert shift["grams"] == pytest.approx(11.1, abs=0.4)
+
+
+def test_weight_leaving_a_ship_at_rest_is_announced_once_its_drop_has_held():
+    # issue 11's second question: 80 SPS `leaving` p50 97-101 ms on zoo `rough` and `mixed`
+    # (HARD noise: a leaving level of ~1.8 g, and slides of 10-120 ms). The drop already
+    # held below the leaving level while the ship was at rest counts toward the hold: the
+    # episode no longer starts the count afresh (one sample later at 80 SPS)
+    latencies = []
+    for seed in range(5):
+        for zone, grams, slide_ms in ((5, 5.2, 30.0), (1, 7.6, 60.0), (9, 2.6, 10.0)):
+            signal = ShipSignal(rate_hz=80, seconds=6.0, noise_g=0.1, table="mat", seed=seed)
+            signal.place(zone, grams, 500.0, press_g=0.0)
+            signal.fall(zone, grams, 3000.0, slide_ms=slide_ms)
+            events = detect(signal, ITEMS)
+            (leaving,) = of_type(events, "leaving")
+            (fall,) = of_type(events, "fall")
+            assert fall["zones"] == [zone], fall
+            latencies.append(leaving["decided_ms"] - 3000.0)
+    assert statistics.median(latencies) <= 65.0, latencies
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_shifted_piece_is_named_by_what_went_missing_in_the_air_too(seed):
+    # zoo `rough` (20406-80sps-rough-mat at 120357): a 9.5 g chest knocked from zone 9 onto 5,
+    # beside a boat on 9; the landing shook the yard, the zones settled 11.5 g moved and the
+    # boat was named (a miss and a false shift), though 9.1 g went missing in the air. Here
+    # the lower yard reads 1.4 g high after the landing, creeping back over seconds
+    signal = ShipSignal(rate_hz=80, seconds=7.0, noise_g=0.1, table="mat", seed=seed)
+    signal.place(9, 9.4, 500.0, press_g=0.0)
+    signal.place(9, 11.8, 1800.0, press_g=0.0)
+    signal.shift(9, 5, 9.4, 4000.0, flight_ms=200.0)
+    signal.add(4, 4230.0, lambda dt: 1.4 * math.exp(-dt / 2000.0))
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == [], events
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (9, 5, "chest"), shift
+    assert shift["grams"] == pytest.approx(9.4, abs=0.6)
