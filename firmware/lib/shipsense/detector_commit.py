@@ -24,6 +24,7 @@ def reset_episode(det, k):
     det.peak = 0.0  # highest fast level (above base) since the last commit
     det.trough = 0.0
     det.released_k = None  # when the hand was seen letting go
+    det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
     det.stable_run = 0
     det.plateau = None  # the last still stretch (a Plateau)
     det.leave = None  # a pending leaving (a Leave), in state LEAVING
@@ -57,6 +58,7 @@ def after_commit(det, k):
     det.peak = 0.0
     det.trough = 0.0
     det.released_k = None
+    det.gone_k = None
     det.plateau = None
     det.stable_run = 0
     det.leave_run = 0
