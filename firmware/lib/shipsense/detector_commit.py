@@ -24,8 +24,10 @@ def reset_episode(det, k):
     det.peak = 0.0  # highest fast level (above base) since the last commit
     det.trough = 0.0
     det.released_k = None  # when the hand was seen letting go
+    det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
     det.stable_run = 0
     det.plateau = None  # the last still stretch (a Plateau)
+    det.undecided = None  # a piece's still stretch a lower one replaced, not yet judged
     det.leave = None  # a pending leaving (a Leave), in state LEAVING
     det.leave_run = 0
     det.returned = None  # a leaving whose weight came back (a Returned), in state RETURNED
@@ -57,7 +59,9 @@ def after_commit(det, k):
     det.peak = 0.0
     det.trough = 0.0
     det.released_k = None
+    det.gone_k = None
     det.plateau = None
+    det.undecided = None
     det.stable_run = 0
     det.leave_run = 0
     clear_area(det)

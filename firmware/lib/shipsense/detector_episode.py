@@ -102,6 +102,7 @@ def step(det, events, k, d, sigma_fast):
                 if pressed_then_gone(det, plateau):
                     det.plateau = None  # no piece to place: the mat will tell (end_episode)
                     released(det)
+                    det.gone_k = k  # the piece had left by now: it may have slid off slowly
                     return
                 level = plateau.level_g
                 onset = det.dropping_k

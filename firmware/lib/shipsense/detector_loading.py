@@ -21,6 +21,8 @@ def check_leaving(det, events, k, d, leave_level):
     -- except when the drop is the loading hand letting go, seen as the load falling on the
     zone it was loaded on while staying above the old level.
     """
+    if det.undecided is not None and rested_then_less(det, events, k):
+        return False
     plateau = det.plateau
     level_ref = 0.0
     if (
@@ -180,3 +182,23 @@ def step(det, events, k, d, sigma_fast):
             return
     if k - det.onset_k > det.max_episode_n:
         resting.end_episode(det, events, k)
+
+
+def rested_then_less(det, events, k):
+    """A fresh piece rested still, undecided (its weight between two pieces'), and the level
+    then settled lower by a piece's worth: cargo left another zone too gently to be noticed
+    leaving. The piece is what rested (placed now); what went is judged from the level it
+    left (a quiet loss). Not when the drop was on the zone loaded (the hand or the piece
+    itself going: the level it settles at tells). True if placed."""
+    rested = det.undecided
+    det.undecided = None
+    if det.items and measure.fit_errors(rested.level_g, det.items) > tuning.FRESH_FIT_ERRORS:
+        return False
+    end = rested.start_k + rested.n - 1
+    if not place.load_on_one_zone(det, end, rested.level_g, rested.n):
+        return False
+    if place.hand_let_go(det, k, rested):
+        return False
+    det.plateau = rested
+    place.decide_place(det, events, k)
+    return True

@@ -188,12 +188,15 @@ def end_episode(det, events, k):
             # table will tell: wait until the piece could have reached it (pending_step), or
             # it already has, while the ship's episode was still ringing out
             released = det.released_k if det.released_k is not None else det.onset_k
+            # a piece toppling off reaches the table within its fall once it has left its
+            # zone; one that slid off slowly under a pressing hand had left by `gone_k`
+            gone = det.gone_k if det.gone_k is not None and det.gone_k > released else released
             det.pending = records.PendingTouch(
                 touch,
                 measure.time_of(det, released),
                 det.onset_k,
                 released,
-                released + det.table_fall_n,
+                gone + det.table_fall_n,
                 det.peak,
             )
             if table.uses_mat and table.landed_k >= det.onset_k:

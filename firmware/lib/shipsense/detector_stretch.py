@@ -33,6 +33,14 @@ def update_plateau(det, k, band):
             or abs(level - plateau.level_g) > tolerance
             or strayed(det, plateau, start)
         ):
+            if (
+                after_release
+                and plateau is not None
+                and plateau.after_release
+                and plateau.n >= det.place_min_n
+                and level < plateau.level_g - det.floor_g
+            ):
+                det.undecided = plateau  # a piece rested there, then less: judged by loading
             det.plateau = plateau = records.Plateau(0.0, start, n, after_release)
     n = k - plateau.start_k + 1
     plateau.n = n
