@@ -67,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.half or not args.out:
         parser.error("give --half (one or more) and --out, or --compare A B")
     for half in args.half:
-        if half not in {**corpus.HALVES, **corpus.EXTRA}:
-            parser.error(f"--half {half!r}: only the tuning half and the extra sets")
+        if half not in {**corpus.HALVES, **corpus.EXTRA, **corpus.ZOO}:
+            parser.error(
+                f"--half {half!r}: only the tuning half, `extra` and the zoo's tuning sets"
+            )
     events = dump(args.half, args.corpus, args.only)
     args.out.write_text(json.dumps(events, sort_keys=True) + "\n", encoding="utf-8")
     return 0

@@ -9,9 +9,7 @@ from test_shipsense_signals import ShipSignal
 
 from bosun.sim import ShipParams, VirtualShip
 from bosun.sim.zoo import level_named
-from shipsense import detector_tuning as tuning
 from shipsense.detector import Detector
-from shipsense.geometry import NEIGHBOURS
 
 
 @pytest.mark.parametrize("rate_hz", [80, 10])
@@ -73,7 +71,3 @@ def test_a_second_piece_loaded_before_the_ship_rests_is_weighed_against_the_firs
     places = [(e["zone"], e["item"]) for e in of_type(events, "place")]
     assert places == [(1, "crate"), (10, "barrel"), (3, "plank"), (8, "chest"), (8, "boat")]
     assert of_type(events, "fall", "shift", "touch") == []
-
-
-def test_the_crosstalk_pairs_are_the_ships_neighbours():
-    assert tuning.CROSSTALK_PAIRS == NEIGHBOURS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shipsense.detector_tuning import (
+    CROSSTALK_PAIRS,
     LANDING_MS,
     TABLE_FALL_MS,
     TUMBLE_FACTOR,
@@ -49,3 +50,8 @@ def test_every_deck_quarter_has_a_deck_quarter_to_slide_into():
 def test_a_toppled_piece_reaches_the_table_within_the_top_yard_s_fall():
     highest_m = max(ZONE_HEIGHT_M.values())
     assert int(TUMBLE_FACTOR * drop_ms(highest_m) + 0.5) == TABLE_FALL_MS
+
+
+def test_the_crosstalk_pairs_are_the_ships_neighbours():
+    # a copy, like LANDING_MS: importing geometry would put it on the ESP32's heap
+    assert CROSSTALK_PAIRS == NEIGHBOURS

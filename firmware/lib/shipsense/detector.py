@@ -166,6 +166,8 @@ class Detector:
         self.silent_quiet_k = 0  # no such move is looked for before this sample
         self.silent_after_touch = False  # the last episode decided nothing
         self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
+        self.silent_delta = [0.0] * n_zones  # the at-rest look's own lists (no allocation)
+        self.silent_then = [0.0] * n_zones
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":

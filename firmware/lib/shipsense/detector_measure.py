@@ -92,18 +92,26 @@ def time_of(det, j):
     return det.t_ring[j % det.history_n]
 
 
-def zone_change(det, k, w):
-    """Mean zone grams over the last `w` samples up to `k` minus the committed levels."""
+def zone_means(det, k, w, out):
+    """`out` (a list of n_zones, returned) filled with each zone's mean grams over the last
+    `w` samples up to `k` (at most the zone history)."""
     zn = det.zone_history_n
     if w > zn:
         w = zn
-    out = []
     for i in range(det.n_zones):
         ring = det.zone_rings[i]
         s = 0.0
         for j in range(w):
             s += ring[(k - j) % zn]
-        out.append(s / w - det.ref[i])
+        out[i] = s / w
+    return out
+
+
+def zone_change(det, k, w):
+    """Mean zone grams over the last `w` samples up to `k` minus the committed levels."""
+    out = zone_means(det, k, w, [0.0] * det.n_zones)
+    for i in range(det.n_zones):
+        out[i] -= det.ref[i]
     return out
 
 

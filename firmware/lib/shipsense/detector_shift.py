@@ -175,15 +175,12 @@ def at_rest(det, events, k):
     if k - w + 1 < det.rest_k or k < det.silent_quiet_k or det.pending is not None:
         det.silent = None
         return
-    delta = []
+    behind_touch = before is not None
+    if not behind_touch:
+        before = measure.zone_means(det, k - lag, w, det.silent_then)
+    delta = measure.zone_means(det, k, w, det.silent_delta)
     for i in range(det.n_zones):
-        ring = det.zone_rings[i]
-        s = 0.0
-        for j in range(w):
-            s += ring[(k - j) % zn]
-            if before is None:
-                s -= ring[(k - lag - j) % zn]
-        delta.append(s / w - before[i] if before is not None else s / w)
+        delta[i] -= before[i]
     floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
     side = tuning.SILENT_SIDE_FRACTION * floor
     net = 0.0
@@ -240,7 +237,7 @@ def at_rest(det, events, k):
     det.silent_quiet_k = k + lag + w
     # when it went: the first sample after the lag's window where the source was half down
     onset = det.onset_k
-    if before is None:
+    if not behind_touch:
         ring = det.zone_rings[source]
         level = ring[(k - lag) % zn]
         onset = k
@@ -274,14 +271,7 @@ def at_rest(det, events, k):
 def remember_rest(det, onset):
     """An episode begins at sample `onset`: keep the zones' means just before it, for a
     piece that moves as it begins and leaves nothing decided (at_rest)."""
-    w = det.stable_w
-    zn = det.zone_history_n
-    for i in range(det.n_zones):
-        ring = det.zone_rings[i]
-        s = 0.0
-        for j in range(1, w + 1):
-            s += ring[(onset - j) % zn]
-        det.silent_before[i] = s / w
+    measure.zone_means(det, onset - 1, det.stable_w, det.silent_before)
 
 
 def can_move(det, source, target):

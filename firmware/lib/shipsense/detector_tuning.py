@@ -116,7 +116,7 @@ ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never unde
 ZONE_FLOOR_G = const(0.7)
 _SHIFT_SETTLE_MS = const(200)
 # Zones that share structure (geometry.NEIGHBOURS, 1-based, held equal by
-# tests/unit/test_shipsense_sway_places.py): a load on one shows a share on the other
+# tests/unit/test_shipsense_tuning.py): a load on one shows a share on the other
 # (crosstalk, up to 15 % on the zoo's `sway` ships; the simulator allows under 20 %). A place
 # books that share on the neighbours as they read it, up to CROSSTALK_MAX of the piece.
 CROSSTALK_PAIRS = (
