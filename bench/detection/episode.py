@@ -5,7 +5,8 @@ name contains NAME, then every sample: the total above the detector's committed 
 and fast mean), the zones that moved most, and the detector's episode state (A active, pk
 the peak, rel samples since the release, plat the still stretch level/length, R after the
 release, st the still run, L a leaving pending, D a drop being judged, H a short rest held).
-Held-back sets 3 and 4 are not offered: each is looked at once, by the benchmark, at the end.
+Held-back sets 3 and 4 and the zoo's held-back sets are not offered: each is looked at once, by
+the benchmark, at the end.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus", type=Path, default=Path(tempfile.gettempdir()) / "bosun-detection-corpus"
     )
     args = parser.parse_args(argv)
-    halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2)
+    halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2, *corpus.ZOO)
     found = [s for h in halves for s in corpus.specs(h, args.corpus) if args.name in s.name]
     if len(found) != 1:
         print(f"{len(found)} traces match {args.name!r}", file=sys.stderr)
