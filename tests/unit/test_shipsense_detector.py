@@ -338,6 +338,20 @@ def test_at_10_sps_a_topple_the_ship_saw_only_part_of_is_weighed_by_the_mat():
     )
 
 
+@pytest.mark.parametrize("zone", [3, 8])
+def test_at_10_sps_a_topple_the_mat_weighs_as_the_ship_settles_is_a_place_and_a_fall(zone):
+    # issue 11 (zoo-topples-20103, 10 SPS, 30191 ms): the mat's landing was decided on the very
+    # sample the ship's rise ended; the touch waiting for the mat missed it and stood
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(zone, 5.1, 1050.0, press_g=7.0)
+    signal.fall(zone, 5.1, hand_left + 2.0, slide_ms=16.0, flight_ms=100.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], fall["zones"]) == (zone, [zone])
+    assert fall["grams"] == pytest.approx(5.1, abs=0.6)
+
+
 @pytest.mark.parametrize("table", ["piezo", "mat"])
 def test_a_topple_the_table_felt_but_did_not_weigh_is_a_place_and_a_fall_weighed_by_the_rise(
     table,

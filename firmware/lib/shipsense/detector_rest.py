@@ -227,8 +227,11 @@ def pending_step(det, k, table_events, events):
     on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight)."""
     pending = det.pending
     table = det.table_sense
-    if not pending.mat and mat_began_since(det, pending.onset_k):
-        pending.mat = True
+    if not pending.mat and (
+        mat_began_since(det, pending.onset_k)
+        or (table_events and table.uses_mat and table.onset_k >= pending.onset_k)
+    ):
+        pending.mat = True  # the mat is in an episode since the rise, or one just ended
     if pending.mat and k <= pending.until_k + det.max_episode_n:
         if table_events:
             grams = 0.0
