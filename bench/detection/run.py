@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from shipsense.detector import Detector
+from shipsense.offline import RATE_SAMPLES, rate_of
 from shipsense.trace import read_trace, table_mode
 
 
@@ -16,7 +17,8 @@ def load_rows(path: Path) -> list[tuple]:
 
 
 def make_detector(rows: list[tuple], items: dict | None) -> Detector:
-    rate_hz = 1000.0 / (rows[1][0] - rows[0][0])
+    """A detector set up as `bosun detect` sets one up for this trace (its rate and table)."""
+    rate_hz = rate_of([row[0] for row in rows[:RATE_SAMPLES]])
     return Detector(rate_hz=rate_hz, table=table_mode(rows[0][2], rows[0][3]), items=items)
 
 

@@ -9,6 +9,7 @@ from test_shipsense_signals import ShipSignal
 
 from bosun.cli import main
 from shipsense.events import event_json, format_number
+from shipsense.offline import rate_of
 
 ITEMS = {"boat": 11.8, "crate": 7.6, "barrel": 6.1, "rat": 2.6}
 
@@ -83,3 +84,14 @@ def test_events_are_written_in_one_canonical_form():
         "7",
         "100000000000.5",
     ]
+
+
+def test_the_rate_comes_from_the_first_samples_mean_interval_not_one_jittered_step():
+    # a ship's clock ticks in whole ms (80 SPS: 12 and 13 ms) and wobbles by a ms or two; the
+    # first interval alone would read 71-91 Hz, the mean of 15 reads 80 within 2 %
+    ticks = [0.0, 14.0, 25.0, 37.0, 49.0, 63.0, 75.0, 87.0, 100.0, 112.0, 125.0]
+    ticks += [137.0, 151.0, 162.0, 175.0, 187.0]
+    assert rate_of(ticks) == pytest.approx(80.0, rel=0.02)
+    assert rate_of([0.0, 100.0, 200.0]) == 10.0
+    assert rate_of([5.0]) == 80  # one sample: the default
+    assert rate_of([0.0, 0.0]) == 2000 and rate_of([0.0, 5000.0]) == 1  # held to 1-2000 Hz

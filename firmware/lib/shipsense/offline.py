@@ -23,6 +23,20 @@ def items_from_json(obj: object) -> "dict[str, float]":
     return check_items(obj)
 
 
+def rate_of(times_ms: "list[float]") -> float:
+    """The sample rate (Hz) from the mean interval of a trace's first timestamps, within the
+    detector's 1-2000 Hz (DEFAULT_RATE_HZ for a single sample)."""
+    if len(times_ms) < 2:
+        return DEFAULT_RATE_HZ
+    span_ms = times_ms[-1] - times_ms[0]
+    rate_hz = 1000.0 * (len(times_ms) - 1) / span_ms if span_ms > 0 else 2000
+    if rate_hz > 2000:
+        return 2000
+    if rate_hz < 1:
+        return 1
+    return rate_hz
+
+
 def detect_trace(
     lines: "Iterable[str | bytes]",
     items: "dict[str, float] | None",
@@ -43,15 +57,8 @@ def detect_trace(
             break
     if not head:
         return 0
-    rate_hz: float = DEFAULT_RATE_HZ
-    if len(head) > 1:
-        span_ms = head[-1][1] - head[0][1]
-        rate_hz = 1000.0 * (len(head) - 1) / span_ms if span_ms > 0 else 2000
-        if rate_hz > 2000:
-            rate_hz = 2000
-        elif rate_hz < 1:
-            rate_hz = 1
     first = head[0]
+    rate_hz = rate_of([row[1] for row in head])
     detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)
     count = 0
     for row in head:
