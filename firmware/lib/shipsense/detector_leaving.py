@@ -4,7 +4,8 @@
 (`det.landing_n`, from the ship's geometry). `step` follows the drop sample by sample: a
 second piece after a pause is split off and judged on its own clock; weight back in time is
 RETURNED (detector_shift); weight gone when the clock runs out is a `fall`
-(detector_fall); weight back too late, or onto the deck, is a hand after a fall.
+(detector_fall), and so it is sooner once the table felt it land (`table_felt_landing`);
+weight back too late, or onto the deck, is a hand after a fall.
 """
 
 from shipsense import detector_fall as fall
