@@ -44,9 +44,11 @@ thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum st
 height of its zone, or a `shift` if the weight came back in time for that (weight coming
 back later, or more of it than went, is a hand loading the ship after the piece fell, even
 when its rise was first taken for the piece coming back); a deck quarter's clock is the
-time a piece tumbling into the next quarter needs, cut short when the mat already holds what
-the ship lost. A rise that vanished, with a mat fitted, waits for the mat: a piece landed on
-it (held still, or weighed by the mat before the ship's episode was over) is a piece that
+time a piece tumbling into the next quarter needs. Any clock is cut short once the table felt
+the piece land: the mat holds what the ship lost, or (a piezo alone) the table was struck no
+sooner than the piece could reach it, and the ship, given the time to show a landing aboard,
+still misses the weight. A rise that vanished, with a mat fitted, waits for the mat: a piece
+landed on it (held still, or weighed by the mat before the ship's episode was over) is a piece that
 toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
 fresh piece that rested briefly while weight then leaves other zones is placed before the
 leaving (a cascade). A drop on another zone while a

@@ -4,7 +4,8 @@
 (`det.landing_n`, from the ship's geometry). `step` follows the drop sample by sample: a
 second piece after a pause is split off and judged on its own clock; weight back in time is
 RETURNED (detector_shift); weight gone when the clock runs out is a `fall`
-(detector_fall); weight back too late, or onto the deck, is a hand after a fall.
+(detector_fall), and so it is sooner once the table felt it land (`table_felt_landing`);
+weight back too late, or onto the deck, is a hand after a fall.
 """
 
 from shipsense import detector_fall as fall
@@ -118,14 +119,16 @@ def step(det, events, k, d, sigma_fast):
         return
     if k - leave.deepest_k < det.fall_weigh_n:
         return
-    # a deck piece may be tumbling into the next quarter: its clock is the slide's, unless
-    # the mat already holds what the ship lost (fusion: then it fell, no need to wait)
-    landed = det.deck[leave.zones[0]] and mat_holds(det, leave)
-    if k < leave.deadline_k and not landed:
-        return
     # a slow slide can hide in the noise: the clock starts when the drop was (nearly) as
     # deep as it is now, whatever the noise said on the way
     deep_k = measure.reached(det, k, leave.onset_k, 0.7 * leave.deepest)
+    # fusion: the table felt what the ship lost land on it: it fell, no need to wait for the
+    # clock (a deck piece: the mat holds it)
+    landed = table_felt_landing(det, leave, k, deep_k) or (
+        det.deck[leave.zones[0]] and mat_holds(det, leave)
+    )
+    if k < leave.deadline_k and not landed:
+        return
     if (
         not landed
         and k < deep_k + leave.wait_n
@@ -166,3 +169,36 @@ def mat_holds(det, leave):
     if table is None or not table.uses_mat or not table.active or table.onset_k < leave.onset_k:
         return False
     return table.level - table.base >= tuning.MAT_HOLDS_FRACTION * -leave.deepest
+
+
+def table_felt_landing(det, leave, k, went_k):
+    """True if the table felt the landing of what the ship lost, the piece gone at `went_k`
+    (as the load cells showed it): the mat holds its share of the lost grams, or (a piezo
+    alone) the table was struck, no sooner than a piece leaving those zones could reach the
+    table, and the load cells, given the time to show a piece landing on a lower zone then,
+    still miss the weight. Not while a second piece may be following (the split's own
+    clock)."""
+    table = det.table_sense
+    if table is None or leave.split is not None or k - leave.deepest_k < det.stable_w:
+        return False
+    if table.uses_mat:
+        if not mat_holds(det, leave):
+            return False
+        felt_k = table.onset_k
+        seen_n = det.mat_seen_n
+    else:
+        felt_k = table.struck_k
+        seen_n = det.table_seen_n
+    if felt_k < went_k + table_soonest(det, leave.zones) or k < felt_k + seen_n:
+        return False
+    return det.total_ring[k % det.history_n] - det.base < 0.5 * leave.deepest
+
+
+def table_soonest(det, zones):
+    """Samples from when the load cells showed a piece gone from `zones` (0-based) to the
+    soonest it can strike the table (the highest zone's fall: the piece may be from any)."""
+    soonest = det.table_soonest_n[zones[0]]
+    for z in zones:
+        if det.table_soonest_n[z] > soonest:
+            soonest = det.table_soonest_n[z]
+    return soonest

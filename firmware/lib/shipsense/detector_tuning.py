@@ -167,6 +167,19 @@ _MAT_STILL_MS = const(60)
 # hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
 _RISE_SEEN_SLOW_FACTOR = const(2)
 MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
+# A piece leaving a zone strikes the table no sooner than its free fall from that zone's
+# height (no tumbling), always later than a piece leaving it lands on a lower zone (LANDING_MS
+# allows tumbling): a strike, or the mat's change, that soon after the weight went may be the
+# piece landing on the table, never before (a knock, or the ship ringing as a piece landed on
+# it). Derived from geometry.py by `derive_table_soonest_ms`, held equal by
+# tests/unit/test_shipsense_fall_fusion.py.
+TABLE_SOONEST_MS = (111, 111, 111, 111, 202, 202, 235, 235, 263, 263)
+# The load cells show a piece leaving (the fast mean at 70 % of the drop, the clocks' `deep_k`)
+# about this many samples after it left: the HX711's four settling periods and the glitch
+# filter's one (at either rate: 64 ms at 80 SPS, 390 ms at 10 SPS on the zoo's tuning sets).
+_WENT_SEEN_SAMPLES = const(5)
+_TABLE_SEEN_SAMPLES = const(4)
+_MAT_SEEN_SAMPLES = const(2)
 _LANDING_SLOW_SAMPLES = const(2)  # at 10 SPS the HX711 needs 400 ms to show a step in full
 _FALL_WEIGH_MS = const(100)  # fallen grams are weighed over at least this long after the drop
 _EXTRA_WAIT_MS = const(150)  # the most a slow slide may push the verdict back
@@ -185,6 +198,12 @@ def landing_ms(zone):
     (whole ms; 0 for the deck, which has nothing below). Zones past the ship's ten (a
     detector built for more channels) take the top yard's clock."""
     return LANDING_MS[zone - 1] if zone <= len(LANDING_MS) else LANDING_MS[-1]
+
+
+def table_soonest_ms(zone):
+    """How long a piece leaving `zone` (1-based) needs, at least, to reach the table (whole
+    ms); zones past the ship's ten take the top yard's."""
+    return TABLE_SOONEST_MS[zone - 1] if zone <= len(TABLE_SOONEST_MS) else TABLE_SOONEST_MS[-1]
 
 
 def samples(rate_hz, ms):
@@ -242,11 +261,16 @@ def windows(det):
     det.max_episode_n = ns(_MAX_EPISODE_MS)
     det.recent_fall_n = ns(_RECENT_FALL_MS)
     det.landing_n = []
+    det.table_soonest_n = []  # a piece leaving the zone strikes the table no sooner
     det.deck = []  # zones with nothing below them: a piece leaving them can only slide
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
+    # a strike on the table (or the mat's change) is judged once the load cells could show a
+    # piece that landed on a lower zone at that moment (table.HX711_SETTLE_SAMPLES)
+    det.table_seen_n = _TABLE_SEEN_SAMPLES
+    det.mat_seen_n = _MAT_SEEN_SAMPLES
     # at 10 SPS a rise as short as a topple's shows in part only: it weighs no piece
     det.rise_weighs = rate_hz >= _SLOW_RATE_HZ
     det.rise_seen_factor = _RISE_SEEN_SLOW_FACTOR if rate_hz < _SLOW_RATE_HZ else 1
@@ -257,6 +281,7 @@ def windows(det):
             height_ms = _DECK_SLIDE_MS
         det.landing_n.append(ns(height_ms + _LANDING_SEEN_MS) + slow_n)
         det.deck.append(deck)
+        det.table_soonest_n.append(ns(table_soonest_ms(zone + 1)) - _WENT_SEEN_SAMPLES)
 
 
 def derive_landing_ms():
@@ -272,3 +297,10 @@ def derive_landing_ms():
         lowest = min(ZONE_HEIGHT_M[z] for z in below)
         out.append(int(TUMBLE_FACTOR * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5))
     return tuple(out)
+
+
+def derive_table_soonest_ms():
+    """TABLE_SOONEST_MS from the ship's one description (host only: imports geometry)."""
+    from shipsense.geometry import ZONE_HEIGHT_M, ZONES, drop_ms
+
+    return tuple(int(drop_ms(ZONE_HEIGHT_M[zone]) + 0.5) for zone in ZONES)
