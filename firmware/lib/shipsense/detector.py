@@ -168,6 +168,7 @@ class Detector:
         self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
         self.silent_delta = [0.0] * n_zones  # the at-rest look's own lists (no allocation)
         self.silent_then = [0.0] * n_zones
+        self.loading_change = [0.0] * n_zones  # the zones against ref as the loading began
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":

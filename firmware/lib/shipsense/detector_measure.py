@@ -130,10 +130,9 @@ def find_onset(det, k, level):
 
 
 def loss_onset(det, k, zones, grams):
-    """The first sample, looking back from `k`, since which `zones` (0-based) have stood
-    together below their committed levels by CASCADE_ONSET_FRACTION of `grams` (when cargo
-    began to leave them); None if they stood that low all through the zone history (a
-    deficit from before, not a loss now)."""
+    """The first sample, looking back from `k` over the zone history, since which `zones`
+    (0-based) have stood together below their committed levels by CASCADE_ONSET_FRACTION of
+    `grams` (when cargo began to leave them)."""
     zn = det.zone_history_n
     level = -tuning.CASCADE_ONSET_FRACTION * grams
     back_n = zn - 1 if zn - 1 < k else k
@@ -144,7 +143,7 @@ def loss_onset(det, k, zones, grams):
             s += det.zone_rings[z][j] - det.ref[z]
         if s > level:
             return k - back + 1
-    return None
+    return k - back_n
 
 
 def reached(det, k, since, level):

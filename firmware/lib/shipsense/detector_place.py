@@ -148,14 +148,16 @@ def cascade_loss(det, k, grams, change):
             lost += cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:
         return None
-    onset_k = measure.loss_onset(det, k, zones, lost)
-    if onset_k is None or onset_k > k:
-        return None  # the zones stood that low before this loading: no cargo left them now
+    before = 0.0
+    for i in zones:
+        before += det.loading_change[i]
+    if before < -tuning.CASCADE_ONSET_FRACTION * lost:
+        return None  # they stood that low as this loading began: no cargo left them now
     # what stands missing now against the level the fresh piece alone would leave
     missing = det.base + grams + lost - det.fast_ring[k % det.history_n]
     if missing < tuning.CASCADE_STANDS_FRACTION * lost:
         return None
-    return records.Cascade(zones, lost, onset_k)
+    return records.Cascade(zones, lost, measure.loss_onset(det, k, zones, lost))
 
 
 def cargo_near(det, zone, grams):
