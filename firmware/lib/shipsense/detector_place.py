@@ -128,6 +128,8 @@ def cascade_loss(det, k, grams, change):
     and lost a piece's worth once the fresh piece's own gain and the sway are fitted out
     (its crosstalk is a gain on its neighbours, never a loss), as a records.Cascade whose
     grams still stand missing now; else None."""
+    if not reads_light(det, change):
+        return None
     zone = measure.place_zone(det, change)
     ref = det.ref
     single = measure.losses(det, change)
@@ -158,6 +160,14 @@ def cascade_loss(det, k, grams, change):
     if missing < tuning.CASCADE_STANDS_FRACTION * lost:
         return None
     return records.Cascade(zones, lost, measure.loss_onset(det, k, zones, lost))
+
+
+def reads_light(det, change):
+    """A first look, before any fit: does a zone that holds cargo read clearly below its
+    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
+    light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+    ref = det.ref
+    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
 
 
 def cargo_near(det, zone, grams):

@@ -96,6 +96,9 @@ ONE_ZONE_FRACTION = const(0.5)  # a placed piece shows at least this share of it
 # rest, and the total shows only their difference. A zone lost cargo only if it held at least
 # this share of what it lost (sway and the noise of a short stretch make up the rest) ...
 CASCADE_HELD_FRACTION = const(0.5)
+# ... (looked for only when such a zone reads below its level by this share of the floor
+# before any fit: a loss of a piece's worth shows so even through sway and crosstalk)
+CASCADE_LIGHT_FRACTION = const(0.5)
 # ... and the loss still stands this share deep when the place is decided (else it came back:
 # a hand, not cargo); it began where those zones first stood this share of it down
 CASCADE_STANDS_FRACTION = const(0.5)
