@@ -43,3 +43,20 @@ def test_pieces_leaving_two_zones_while_a_fresh_piece_settles_fall_with_their_ow
     falls = of_type(events, "fall")
     assert sorted(item for fall in falls for item in fall["items"]) == ["barrel", "rat"]
     assert sum(fall["grams"] for fall in falls) == pytest.approx(8.7, abs=0.8)
+
+
+def test_a_piece_placed_as_one_as_heavy_leaves_another_zone_is_a_place_and_a_fall():
+    # issue 11 (zoo-cascades-20220, 80 SPS, 115176 ms): a barrel let go of on zone 5 rested
+    # for a moment, then a barrel left zone 8 (caught): the total came back to where it was
+    # and the whole was taken for a hand's touch; zone by zone a barrel rests on zone 5 and
+    # one left zone 8 after the hand had let go
+    signal = ShipSignal(seconds=6.0, noise_g=0.1, table="both")
+    signal.place(8, 6.1, 300.0, press_g=0.0)
+    hand_left = signal.place(5, 6.1, 2000.0, press_g=10.0, press_ms=300.0)
+    signal.fall(8, 6.1, hand_left + 120.0, outcome="caught")
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch") == []
+    places = of_type(events, "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(8, "barrel"), (5, "barrel")]
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([8], ["barrel"])

@@ -160,7 +160,8 @@ def step(det, events, k, d, sigma_fast):
                 return
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
-                resting.end_episode(det, events, k)
+                if not place.rested_while_cargo_left(det, events, k, plateau):
+                    resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
             if place.fits_no_piece(det, level, plateau.n):

@@ -162,6 +162,28 @@ def cascade_loss(det, k, grams, change):
     return records.Cascade(zones, lost, measure.loss_onset(det, k, zones, lost))
 
 
+def rested_while_cargo_left(det, events, k, plateau):
+    """Back at the old level after the hand let go, yet zone by zone a piece rests where it
+    was loaded and as much left other zones after the hand had let go (the total never
+    showed either): the piece is placed and what left is noticed leaving; True if so. A
+    piece dropping from those zones onto the loaded one (a shift) leaves before it lands:
+    not this."""
+    released = det.released_k
+    if released is None or not plateau.after_release:
+        return False
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    change = measure.zone_change(det, plateau.end_k(), w)
+    cascade = cascade_loss(det, k, plateau.level_g, change)
+    if (
+        cascade is None
+        or cascade.onset_k <= released
+        or cascade.onset_k <= k - det.zone_history_n + 1
+    ):
+        return False
+    decide_place(det, events, k)
+    return True
+
+
 def reads_light(det, change):
     """A first look, before any fit: does a zone that holds cargo read clearly below its
     committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
