@@ -74,7 +74,7 @@ def remember_levels(det, k):
     """Where each zone stands against its committed level as a loading begins (at sample
     `k`): a zone that reads light later lost cargo only if it did not already then (a
     standing deficit is an earlier misjudgement, not a piece leaving now)."""
-    change = measure.zone_means(det, k, det.stable_w, det.loading_change)
+    change = measure.zone_means(det, k, det.fast_n, det.loading_change)
     ref = det.ref
     for i in range(det.n_zones):
         change[i] -= ref[i]
