@@ -51,7 +51,9 @@ still misses the weight. A rise that vanished, with a mat fitted, waits for the 
 landed on it (held still, or weighed by the mat before the ship's episode was over) is a piece that
 toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
 fresh piece that rested briefly while weight then leaves other zones is placed before the
-leaving (a cascade). A drop on another zone while a
+leaving (a cascade); one whose rest is weighed after cargo left zones that held it (jointly
+fitted with the fresh piece, sway out) weighs what its own zone gained, and what left is
+noticed leaving from when it began to go. A drop on another zone while a
 fresh piece settles is cargo leaving only if that zone ends below what it held (a hand that
 brushed it leaves it where it was). A rise that holds still after the hand lets go is a
 `place`, weighed over a window long enough for the noise measured (and, with items, until
@@ -170,6 +172,7 @@ class Detector:
         self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
         self.silent_delta = [0.0] * n_zones  # the at-rest look's own lists (no allocation)
         self.silent_then = [0.0] * n_zones
+        self.loading_change = [0.0] * n_zones  # the zones against ref as the loading began
         commit.reset_episode(self, 0)
         self.table_sense: TableSense | None = None
         if table != "none":

@@ -37,6 +37,7 @@ def reset_episode(det, k):
     det.held = None  # a short rest before a rise (a Held), see detector_stretch
     det.emptied = False  # back at the old level since the release, nothing resting
     clear_area(det)
+    remember_levels(det, k)
 
 
 def settle_state(det):
@@ -65,7 +66,18 @@ def after_commit(det, k):
     det.stable_run = 0
     det.leave_run = 0
     clear_area(det)
+    remember_levels(det, k)
     settle_state(det)
+
+
+def remember_levels(det, k):
+    """Where each zone stands against its committed level as a loading begins (at sample
+    `k`): a zone that reads light later lost cargo only if it did not already then (a
+    standing deficit is an earlier misjudgement, not a piece leaving now)."""
+    change = measure.zone_means(det, k, det.fast_n, det.loading_change)
+    ref = det.ref
+    for i in range(det.n_zones):
+        change[i] -= ref[i]
 
 
 def place_event(det, events, k, grams, change, t_ms):

@@ -106,8 +106,8 @@ def step(det, events, k, d, sigma_fast):
                     return
                 level = plateau.level_g
                 onset = det.dropping_k
-                place.decide_place(det, events, k)
-                leaving.notice(det, events, k, d - level, leave_level, onset)
+                if not place.decide_place(det, events, k):
+                    leaving.notice(det, events, k, d - level, leave_level, onset)
                 return
             released(det)  # it settled above the old level: a release
         stretch.update_plateau(det, k, band)

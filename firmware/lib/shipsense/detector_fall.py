@@ -104,10 +104,12 @@ def decide_fall(det, events, k, drop, w, end_k):
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
     loaded = loaded_meanwhile(det, change, leave.zones)
+    gain = 0.0
     if loaded >= 0:
         # a cascade: what fell is what the other zones lost, not the ship's net loss; the
-        # piece let go of on `loaded` stays unbooked, a place once it rests
-        drop += change[loaded]
+        # piece let go of on `loaded` is placed with the fall, as its zone gained (with items)
+        gain = change[loaded]
+        drop += gain
         change[loaded] = 0.0
     lost_by_zone = measure.losses(det, change)
     zones = measure.losing_zones(det, change, drop)
@@ -158,6 +160,10 @@ def decide_fall(det, events, k, drop, w, end_k):
                 det.ref[z] -= drop * lost_by_zone[z] / lost
         else:
             det.ref[z] -= drop / len(zones)
+    if gain and det.items:
+        # (it fits a piece; without items nothing says a piece stayed, not a hand's residue:
+        # it is left to be placed once it rests)
+        place_loaded(det, events, k, loaded, gain)
     det.base = measure.sum_ref(det)
     det.leave = None
     commit.after_commit(det, k)
@@ -171,6 +177,14 @@ def decide_fall(det, events, k, drop, w, end_k):
         more = det.table_sense.settle_hit(True, now)
         if more:
             events.extend(more)
+
+
+def place_loaded(det, events, k, zone, grams):
+    """The piece let go of on `zone` (0-based) while cargo left other zones rests there: it is
+    placed with the fall, weighing what its zone gained (what the fall's weight was told)."""
+    change = [0.0] * det.n_zones
+    change[zone] = grams
+    commit.place_event(det, events, k, grams, change, measure.time_of(det, det.released_k))
 
 
 def loaded_meanwhile(det, change, zones):

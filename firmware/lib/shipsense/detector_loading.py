@@ -8,6 +8,7 @@ still stretch once it is weighed, or ends the episode when the ship is back wher
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_place as place
+from shipsense import detector_records as records
 from shipsense import detector_rest as resting
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
@@ -22,7 +23,7 @@ def check_leaving(det, events, k, d, leave_level):
     zone it was loaded on while staying above the old level.
     """
     if det.undecided is not None and rested_then_less(det, events, k):
-        return False
+        return det.state == records.LEAVING  # a cascade seen in what rested
     plateau = det.plateau
     level_ref = 0.0
     if (
@@ -78,7 +79,7 @@ def check_leaving(det, events, k, d, leave_level):
                 # it has gone
                 stretch.hold_short_rest(det, plateau, d)
             elif not plateau.after_release or plateau.n >= det.rise_commit_n:
-                place.decide_place(det, events, k)
+                return place.decide_place(det, events, k)
             return False
         if not ready and d < plateau.level_g - leave_level and det.dropping_k is None:
             # a cascade: the fresh piece rests, too briefly to be weighed for its own sake,
@@ -116,7 +117,8 @@ def check_leaving(det, events, k, d, leave_level):
     if det.leave_run < needed:
         return False
     if level_ref:
-        place.decide_place(det, events, k)
+        if place.decide_place(det, events, k):
+            return True  # the still stretch showed cargo leaving too: noticed with it
         d -= level_ref
     leaving.notice(det, events, k, d, leave_level)
     return True
@@ -158,7 +160,8 @@ def step(det, events, k, d, sigma_fast):
                 return
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
-                resting.end_episode(det, events, k)
+                if not place.rested_while_cargo_left(det, events, k, plateau):
+                    resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
             if place.fits_no_piece(det, level, plateau.n):

@@ -129,6 +129,23 @@ def find_onset(det, k, level):
     return onset
 
 
+def loss_onset(det, k, zones, grams):
+    """The first sample, looking back from `k` over the zone history, since which `zones`
+    (0-based) have stood together below their committed levels by CASCADE_ONSET_FRACTION of
+    `grams` (when cargo began to leave them)."""
+    zn = det.zone_history_n
+    level = -tuning.CASCADE_ONSET_FRACTION * grams
+    back_n = zn - 1 if zn - 1 < k else k
+    for back in range(back_n):
+        j = (k - back) % zn
+        s = 0.0
+        for z in zones:
+            s += det.zone_rings[z][j] - det.ref[z]
+        if s > level:
+            return k - back + 1
+    return k - back_n
+
+
 def reached(det, k, since, level):
     """The first sample from `since` on whose fast mean was at or below `level` (grams from
     the base), or k."""

@@ -5,10 +5,12 @@ and, once it is a piece, emit the `place` (detector_commit books it).
 """
 
 from shipsense import detector_commit as commit
+from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
+from shipsense import detector_records as records
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
-from shipsense.items import place_margin
+from shipsense.items import place_margin, zone_error_g
 
 
 def load_on_one_zone(det, k, level, n):
@@ -79,7 +81,8 @@ def quiet_loss(det, grams, n):
 
 
 def decide_place(det, events, k):
-    """Place what rests in the latest still stretch (and a held rest before it)."""
+    """Place what rests in the latest still stretch (and a held rest before it); True if
+    cargo that left other zones meanwhile was noticed leaving too (a cascade: LEAVING)."""
     plateau = det.plateau
     grams = plateau.level_g
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
@@ -107,8 +110,110 @@ def decide_place(det, events, k):
             det.area[:] = held.area
             det.area_n = held.area_n
             t_ms = held.t_ms
+    cascade = cascade_loss(det, k, grams, change)
+    if cascade is not None:
+        grams += cascade.grams  # the piece weighs what its zone gained, not the net change
     commit.place_event(det, events, k, grams, change, t_ms)
     commit.after_commit(det, k)
+    if cascade is None:
+        return False
+    d = det.fast_ring[k % det.history_n] - det.base
+    leaving.notice(det, events, k, d, det.leave_level, cascade.onset_k)
+    return True
+
+
+def cascade_loss(det, k, grams, change):
+    """Cargo that left other zones while the piece weighed at `grams` (the total's change)
+    came to rest, as the still stretch's zone `change` shows it: each zone that held cargo
+    and lost a piece's worth once the fresh piece's own gain and the sway are fitted out
+    (its crosstalk is a gain on its neighbours, never a loss), as a records.Cascade whose
+    grams still stand missing now; else None."""
+    if not reads_light(det, change):
+        return None
+    zone = measure.place_zone(det, change)
+    ref = det.ref
+    single = measure.losses(det, change)
+    fitted = [zone]
+    for i in range(det.n_zones):
+        if i != zone and ref[i] >= det.floor_g and single[i] >= det.floor_g:
+            fitted.append(i)
+    if len(fitted) == 1:
+        return None
+    amplitudes = det.sway.zone_amplitudes(change, fitted)
+    zones = []
+    lost = 0.0
+    for j in range(1, len(fitted)):
+        i = fitted[j]
+        grams_i = -amplitudes[j]
+        if grams_i >= det.floor_g and ref[i] >= tuning.CASCADE_HELD_FRACTION * grams_i:
+            zones.append(i)
+            lost += cargo_near(det, i, grams_i)
+    if not zones or lost < det.leave_level:
+        return None
+    before = 0.0
+    for i in zones:
+        before += det.loading_change[i]
+    if before < -tuning.CASCADE_ONSET_FRACTION * lost:
+        return None  # they stood that low as this loading began: no cargo left them now
+    # what stands missing now against the level the fresh piece alone would leave
+    missing = det.base + grams + lost - det.fast_ring[k % det.history_n]
+    if missing < tuning.CASCADE_STANDS_FRACTION * lost:
+        return None
+    return records.Cascade(zones, lost, measure.loss_onset(det, k, zones, lost))
+
+
+def rested_while_cargo_left(det, events, k, plateau):
+    """Back at the old level after the hand let go, yet zone by zone a piece rests where it
+    was loaded and as much left other zones after the hand had let go (the total never
+    showed either): the piece is placed and what left is noticed leaving; True if so. A
+    piece dropping from those zones onto the loaded one (a shift) leaves before it lands:
+    not this."""
+    released = det.released_k
+    if released is None or not plateau.after_release:
+        return False
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    change = measure.zone_change(det, plateau.end_k(), w)
+    cascade = cascade_loss(det, k, plateau.level_g, change)
+    if (
+        cascade is None
+        or cascade.onset_k <= released
+        or cascade.onset_k <= k - det.zone_history_n + 1
+    ):
+        return False
+    decide_place(det, events, k)
+    return True
+
+
+def reads_light(det, change):
+    """A first look, before any fit: does a zone that holds cargo read clearly below its
+    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
+    light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+    ref = det.ref
+    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
+
+
+def cargo_near(det, zone, grams):
+    """What zone `zone` (0-based), seen losing `grams` through sway and crosstalk, lost: the
+    pieces on its cargo list that weigh closest to it, as they weighed when placed, if within
+    CASCADE_CARGO_ERRORS of a zone's weighing error; else `grams` as seen."""
+    items = det.items
+    if not items:
+        return grams
+    cargo = det.cargo
+    count = len(cargo.zones[zone + 1])
+    first = count - tuning.CASCADE_CARGO_PIECES if count > tuning.CASCADE_CARGO_PIECES else 0
+    best = grams
+    best_error = tuning.CASCADE_CARGO_ERRORS * zone_error_g(grams)
+    for mask in range(1, 1 << (count - first)):
+        total = 0.0
+        for j in range(count - first):
+            if mask >> j & 1:
+                total += cargo.weighed_g(zone + 1, first + j, items)
+        error = total - grams if total > grams else grams - total
+        if error < best_error:
+            best_error = error
+            best = total
+    return best
 
 
 def commit_held(det, events, level):

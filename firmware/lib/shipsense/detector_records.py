@@ -58,6 +58,17 @@ class Held:
         self.n = n
 
 
+class Cascade:
+    """Cargo that left other zones while a fresh piece came to rest: the zones (0-based) that
+    lost it, the grams they lost together (the fresh piece weighs that much more than the
+    ship's net change) and the sample they began to lose it."""
+
+    def __init__(self, zones, grams, onset_k):
+        self.zones = zones
+        self.grams = grams
+        self.onset_k = onset_k
+
+
 class Split:
     """A drop that paused and went on: perhaps a second piece after the first. The first is
     weighed over `w` samples up to `end_k`, on its own clock (`deadline_k`); `next_k` is when

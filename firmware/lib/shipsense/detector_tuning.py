@@ -92,6 +92,22 @@ _FRESH_MS = const(1500)
 FRESH_FIT_ERRORS = const(2.5)  # what stays fits a piece this well ...
 FRESH_CARGO_ERRORS = const(3.0)  # ... and what went fits no cargo better than this
 ONE_ZONE_FRACTION = const(0.5)  # a placed piece shows at least this share of its weight on its zone
+# A cascade weighed in one still stretch: cargo left another zone while a fresh piece came to
+# rest, and the total shows only their difference. A zone lost cargo only if it held at least
+# this share of what it lost (sway and the noise of a short stretch make up the rest) ...
+CASCADE_HELD_FRACTION = const(0.5)
+# ... (looked for only when such a zone reads below its level by this share of the floor
+# before any fit: a loss of a piece's worth shows so even through sway and crosstalk)
+CASCADE_LIGHT_FRACTION = const(0.5)
+# ... and the loss still stands this share deep when the place is decided (else it came back:
+# a hand, not cargo); it began where those zones first stood this share of it down
+CASCADE_STANDS_FRACTION = const(0.5)
+CASCADE_ONSET_FRACTION = const(0.3)
+# A zone's loss seen through sway and crosstalk is a few tenths of a gram off (its neighbour
+# reads a share of it, and of the fresh piece beside it): it is the pieces on the zone's cargo
+# list that weigh within this many zone weighing errors of it (its most recent few)
+CASCADE_CARGO_ERRORS = const(2.0)
+CASCADE_CARGO_PIECES = const(4)
 TOUCH_MIN_G = const(1.5)  # smaller transients are not worth a `touch`
 _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this many samples only
 
