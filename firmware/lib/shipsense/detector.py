@@ -36,7 +36,9 @@ Other methods and attributes: `set_items(items)` (None to forget them), `zone_gr
 (settled grams per zone), `cargo` (what is believed aboard, a `shipsense.items.Cargo`),
 `sigma_total()` (measured noise of the summed zones).
 
-How it works, in brief. Every channel passes a three-sample Hampel filter (a single-sample
+How it works, in brief. A session whose HX711s are still settling after power-up (the second
+sample far from the first on several channels at once) is read once they have calmed: the
+detector starts afresh there. Every channel passes a three-sample Hampel filter (a single-sample
 HX711 glitch is replaced, real steps pass untouched). The sum over all zones is the main
 signal: sway only moves load between zones. Noise is measured at rest and sets the
 thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum starts a
@@ -174,6 +176,10 @@ class Detector:
         self.silent_then = [0.0] * n_zones
         self.loading_change = [0.0] * n_zones  # the zones against ref as the loading began
         commit.reset_episode(self, 0)
+        self.power_up = detector_rest.POWER_UP_FIRST  # the HX711s settling after power-up
+        self.power_up_n = 0
+        self.power_up_calm = 0
+        self.last_in = [0.0] * (n_zones + 1)  # the previous sample as fed (zones, mat)
         self.table_sense: TableSense | None = None
         if table != "none":
 
@@ -193,6 +199,11 @@ class Detector:
         self.items = check_items(items)
         lightest = min(self.items[name] for name in self.items)
         self.floor_g = 0.5 * lightest if 0.5 * lightest > tuning.PLACE_MIN_G else tuning.PLACE_MIN_G
+
+    def restart(self) -> None:
+        """Forget everything learned and start afresh with the next sample (the readings
+        before it were the HX711s settling after power-up)."""
+        self.__init__(self.rate_hz, self.n_zones, self.table, self.items)
 
     def zone_grams(self) -> "list[float]":
         """The settled grams per zone (what rests on each zone, as far as is known)."""
@@ -224,6 +235,10 @@ class Detector:
             raise ValueError(f"impact must be 0, 1 or None, not {impact!r}")
         if self.last_t is not None and not t_ms > self.last_t:
             raise ValueError(f"t_ms {t_ms!r} is not after the previous sample's {self.last_t!r}")
+        settled = self.power_up == detector_rest.POWER_UP_DONE
+        if not settled and detector_rest.power_up(self, zones_g, table_g):
+            self.last_t = t_ms
+            return []
         self.last_t = t_ms
         events: list[dict] = []
         self.k += 1

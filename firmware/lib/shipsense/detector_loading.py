@@ -166,15 +166,15 @@ def step(det, events, k, d, sigma_fast):
         elif -floor < level < floor:
             if place.fits_no_piece(det, level, plateau.n):
                 # lighter than any piece, either way: no place, no fall, nothing aboard
-                # changed (a hand resting on the ship, drift, noise). Where the ship cannot
-                # come to rest at the old level (it would start an episode again at once),
-                # it rests at this one once it has stood the longest weighing window (a
-                # hand does not rest that still that long)
+                # changed (a hand resting on the ship, drift, noise, a cell's zero that
+                # stepped). Where the ship cannot come to rest at the old level (it would
+                # start an episode again at once), it rests at this one once it has stood
+                # still a while (tuning._SUB_FLOOR_REST_MS)
                 size = level if level > 0 else -level
                 if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
                     resting.end_episode(det, events, k)
                     return
-                if plateau.n >= det.place_max_n:
+                if plateau.n >= det.sub_floor_rest_n:
                     place.rezero(det, k, plateau.n)
                     resting.end_episode(det, events, k)
                     return

@@ -12,6 +12,49 @@ from shipsense import detector_shift as shift
 from shipsense import detector_tuning as tuning
 from shipsense.items import name_place
 
+# det.power_up: where the session's start stands (see power_up)
+POWER_UP_FIRST = 0  # the first sample comes next
+POWER_UP_JUDGE = 1  # the second: did the readings jump?
+POWER_UP_SETTLING = 2  # they did: samples are skipped until they calm
+POWER_UP_DONE = 3
+
+
+def power_up(det, zones_g, table_g):
+    """The HX711s settling after power-up (tuning.POWER_UP_STEP_G); True if this sample is
+    to be skipped. A session whose second sample jumped on several channels skips samples
+    until no channel has jumped for a while, and the detector starts afresh there."""
+    last = det.last_in
+    n = det.n_zones
+    state = det.power_up
+    jumped = 0
+    for i in range(n + 1):
+        v = zones_g[i] if i < n else table_g
+        if v is None:
+            continue
+        if state != POWER_UP_FIRST and (
+            v - last[i] > tuning.POWER_UP_STEP_G or last[i] - v > tuning.POWER_UP_STEP_G
+        ):
+            jumped += 1
+        last[i] = v
+    if state == POWER_UP_FIRST:
+        det.power_up = POWER_UP_JUDGE
+        return False
+    if state == POWER_UP_JUDGE:
+        if jumped < tuning.POWER_UP_CHANNELS:
+            det.power_up = POWER_UP_DONE
+            return False
+        det.power_up = POWER_UP_SETTLING
+        det.power_up_n = 0  # samples skipped ...
+        det.power_up_calm = 0  # ... and how many of the latest had no channel jump
+        return True
+    det.power_up_n += 1
+    det.power_up_calm = 0 if jumped else det.power_up_calm + 1
+    if det.power_up_calm < det.power_up_calm_n and det.power_up_n < det.power_up_max_n:
+        return True
+    det.restart()
+    det.power_up = POWER_UP_DONE
+    return False
+
 
 def warm_up(det, k, total):
     """One warm-up sample. The glitch filter cannot judge the very first sample (it has no

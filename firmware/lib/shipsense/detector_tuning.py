@@ -24,6 +24,19 @@ _ZONE_HISTORY_MS = const(1300)
 _FAST_MS = const(50)  # the moving mean that feeds the triggers
 _STABLE_MS = const(100)  # the span over which "holding still" is judged
 _WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
+# After power-up the HX711s read far off and settle in (their filter's four conversion
+# periods, 400 ms at 10 SPS, and a slow input or cell on top): when the second sample moved
+# this far from the first on this many channels at once (a hand, a glitch or noise moves one
+# or two), the session began that way, and the detector starts afresh once no channel has
+# moved that far for POWER_UP_CALM_MS (a settling that moves less than the step a sample
+# still has a few times the step to go: this long on, under a tenth of it), or after
+# POWER_UP_MAX_MS whatever (a channel that never calms is no reason to stay deaf). Noise
+# learned from the settling blinded the triggers for seconds (zoo-wear: places missed up
+# to 14 s in), the first reading is no empty ship, and the mat settling is no collect.
+POWER_UP_STEP_G = const(2.0)
+POWER_UP_CHANNELS = const(3)
+_POWER_UP_CALM_MS = const(200)
+_POWER_UP_MAX_MS = const(2000)
 _TRACK_MS = const(4000)  # zero-tracking time constant at rest (drift, creep)
 # an episode's starting level: the mean of the rest before it, this long ...
 _REBASE_MS = const(2000)
@@ -75,6 +88,13 @@ _PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and the
 # press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and
 # let-go included); it is a place without a release only once it has held longer than that
 _PLAIN_PRESSED_MS = const(1600)
+# A still level lighter than any piece that the ship cannot rest at the old level beside is
+# where it rests once it has held this long (and is clearly no piece: at least the shortest
+# weighing window). A load cell's zero steps so when the cell is knocked (the zoo's `wear`:
+# up to 1 g); waiting the longest weighing window (1.2 s) for it held the episode open, and
+# a place begun meanwhile was weighed on top of the step, on its zone (zoo-wear: places
+# missed, booked on the stepped zone). 100-350 ms decide the same on every tuning set.
+_SUB_FLOOR_REST_MS = const(300)
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
 # a plateau this long after the release can be weighed if a fall follows
@@ -240,6 +260,8 @@ def windows(det):
     det.fast_n = ns(_FAST_MS)
     det.stable_w = max(3, ns(_STABLE_MS))
     det.warmup_n = ns(_WARMUP_MS)
+    det.power_up_calm_n = max(2, ns(_POWER_UP_CALM_MS))
+    det.power_up_max_n = ns(_POWER_UP_MAX_MS)
     det.track_alpha = 1.0 / ns(_TRACK_MS)
     det.noise_alpha = 1.0 / ns(_NOISE_MS)
     det.leave_n = ns(_LEAVE_MS)
@@ -251,6 +273,7 @@ def windows(det):
     det.plain_n = ns(_PLAIN_MS)
     det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
     det.plain_pressed_n = ns(_PLAIN_PRESSED_MS)
+    det.sub_floor_rest_n = ns(_SUB_FLOOR_REST_MS)
     det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
     det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off

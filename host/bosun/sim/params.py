@@ -72,9 +72,31 @@ class SensorParams:
     # threshold (decay 0: no ringing).
     piezo_ring_hz: float = 100.0
     piezo_ring_decay_ms: float = 0.0
+    # The `wear` family's effects (bosun.sim.zoo), all off by default like the zoo's above.
+    # After power-up the HX711s read far off and settle in: each channel's first readings are
+    # off by its error here, decaying to nothing by `power_up_settle_ms` (0: settled at once).
+    power_up_error_g: tuple[float, ...] = (0.0,) * 11
+    power_up_settle_ms: float = 0.0
+    # A knock shifts a zone's load cell: its zero steps, this often (whole ship) ...
+    zero_step_per_min: float = 0.0
+    zero_step_g: Range = (0.0, 0.0)  # ... by this much, either sign
+    # Each channel's gain drifts (temperature) smoothly to 1 + this by `gain_drift_s`, then
+    # stays (0: none).
+    gain_drift: tuple[float, ...] = (0.0,) * 11
+    gain_drift_s: float = 180.0
+    # A strike this many times the comparator's threshold or more saturates the piezo: its
+    # output stays high for a time drawn from `piezo_latch_ms` (0: it never saturates).
+    piezo_saturate_strength: float = 0.0
+    piezo_latch_ms: Range = (50.0, 300.0)
 
     def __post_init__(self) -> None:
-        for name in ("noise_g_rms", "drift_g_per_min", "calibration"):
+        for name in (
+            "noise_g_rms",
+            "drift_g_per_min",
+            "calibration",
+            "power_up_error_g",
+            "gain_drift",
+        ):
             values = getattr(self, name)
             if len(values) != 11 or not all(math.isfinite(v) for v in values):
                 raise ValueError(f"{name} needs 11 finite numbers (10 zones, then the mat)")
@@ -86,6 +108,12 @@ class SensorParams:
             raise ValueError("piezo_gain must be 0-100 and piezo_ring_hz 0-100000, above 0")
         if not 0 <= self.piezo_ring_decay_ms <= 10_000:
             raise ValueError("piezo_ring_decay_ms must be 0-10000")
+        if not 0 <= self.power_up_settle_ms <= 10_000 or not 0 <= self.zero_step_per_min <= 600:
+            raise ValueError("power_up_settle_ms must be 0-10000 and zero_step_per_min 0-600")
+        if not all(-0.5 <= d <= 0.5 for d in self.gain_drift) or self.gain_drift_s <= 0:
+            raise ValueError("gain_drift must be within +-0.5, over a gain_drift_s above 0")
+        if self.piezo_saturate_strength < 0 or min(self.piezo_latch_ms) < 0:
+            raise ValueError("piezo_saturate_strength and piezo_latch_ms cannot be negative")
         if min(self.noise_g_rms) < 0:
             raise ValueError("noise_g_rms cannot be negative")
         if not 0 <= self.glitch_per_min <= 60_000 or not 0 <= self.creep_fraction <= 0.1:
@@ -153,6 +181,11 @@ class HandParams:
     mat_ring_fraction: Range = (0.0, 0.0)
     mat_ring_hz: Range = (3.0, 10.0)
     mat_ring_decay_ms: Range = (80.0, 300.0)
+    # A landed piece hops on the mat before it rests (the `wear` family): this many times
+    # (drawn whole, inclusive), each hop this long in the air; its weight leaves the mat and
+    # comes back, and the last landing is where it rests.
+    hop_count: tuple[int, int] = (0, 0)
+    hop_air_ms: Range = (20.0, 120.0)
 
     def __post_init__(self) -> None:
         for name in ("deck_slide_share", "topple_probability", "cascade_probability"):
@@ -161,6 +194,8 @@ class HandParams:
         low, high = self.deck_unload_fraction
         if not 0.0 < low <= high <= 1.0:
             raise ValueError(f"deck_unload_fraction must lie in (0, 1], not {low}-{high}")
+        if not 0 <= self.hop_count[0] <= self.hop_count[1] <= 10 or min(self.hop_air_ms) <= 0:
+            raise ValueError("hop_count must be 0-10 (low, high) and hop_air_ms above 0")
 
 
 @dataclass(frozen=True)
@@ -227,6 +262,7 @@ class ShipParams:
             piezo_min_mj=lv.piezo_min_mj,
             piezo_ship_impact_probability=lv.piezo_ship_impact_probability,
             **_draw_zoo_sensors(lv, seed),
+            **_draw_wear_sensors(lv, seed),
         )
         sway = SwayParams(
             hz=(round(rng.uniform(*lv.sway_hz), 3), round(rng.uniform(*lv.sway_hz), 3)),
@@ -272,6 +308,28 @@ def _draw_zoo_sensors(lv: Level, seed: int | str) -> dict:
     }
 
 
+def _draw_wear_sensors(lv: Level, seed: int | str) -> dict:
+    """The `wear` family's sensor effects for one ship, from their own random stream; {}
+    when the level has none (so every other family draws exactly as before)."""
+    wear = (lv.power_up_settle_ms, lv.zero_step_per_min, lv.gain_drift, lv.piezo_saturate_strength)
+    if wear == ((0.0, 0.0), 0.0, 0.0, (0.0, 0.0)):  # none of them
+        return {}
+    rng = random.Random(f"{seed}/wear-sensors")
+    errors = [rng.uniform(*lv.power_up_error_g) * rng.choice((-1.0, 1.0)) for _ in range(11)]
+    return {
+        "power_up_error_g": tuple(round(e, 3) for e in errors),
+        "power_up_settle_ms": round(rng.uniform(*lv.power_up_settle_ms), 1),
+        "zero_step_per_min": lv.zero_step_per_min,
+        "zero_step_g": lv.zero_step_g,
+        "gain_drift": tuple(
+            round(rng.uniform(-lv.gain_drift, lv.gain_drift), 4) for _ in range(11)
+        ),
+        "gain_drift_s": lv.gain_drift_s,
+        "piezo_saturate_strength": round(rng.uniform(*lv.piezo_saturate_strength), 3),
+        "piezo_latch_ms": lv.piezo_latch_ms,
+    }
+
+
 @dataclass(frozen=True)
 class Level:
     """Ranges a ship is drawn from, and how busy and how close the random session plays."""
@@ -306,6 +364,15 @@ class Level:
     piezo_gain: Range = (1.0, 1.0)
     piezo_ring_hz: Range = (100.0, 100.0)
     piezo_ring_decay_ms: Range = (0.0, 0.0)
+    # The `wear` family's sensor effects (bosun.sim.zoo), drawn per ship; off unless set.
+    power_up_error_g: Range = (0.0, 0.0)  # each channel's first reading off by this, either sign
+    power_up_settle_ms: Range = (0.0, 0.0)  # ... settling in within this long
+    zero_step_per_min: float = 0.0  # a zone's zero steps this often (whole ship) ...
+    zero_step_g: Range = (0.0, 0.0)  # ... by this much, either sign
+    gain_drift: float = 0.0  # each channel's gain drifts to within 1 +- this ...
+    gain_drift_s: float = 180.0  # ... over this long
+    piezo_saturate_strength: Range = (0.0, 0.0)  # strikes this strong latch the piezo ...
+    piezo_latch_ms: Range = (50.0, 300.0)  # ... high for this long
 
 
 NORMAL = Level(

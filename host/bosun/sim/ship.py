@@ -94,11 +94,22 @@ class VirtualShip(ShipShifts, ShipImpacts):
             self._leaks += [(zone_b - 1, zone_a - 1, fraction), (zone_a - 1, zone_b - 1, fraction)]
             self._diag[zone_a - 1] -= fraction
             self._diag[zone_b - 1] -= fraction
-        self._bank = LoadCellBank(
-            self.params.sensors, self.params.has_mat, random.Random(f"{seed}/noise")
-        )
         sensors = self.params.sensors
-        self._piezo = Piezo(sensors.piezo_ring_hz, sensors.piezo_ring_decay_ms)
+        worn = sensors.power_up_settle_ms or sensors.zero_step_per_min or any(sensors.gain_drift)
+        self._bank = LoadCellBank(
+            sensors,
+            self.params.has_mat,
+            random.Random(f"{seed}/noise"),
+            random.Random(f"{seed}/wear-cells") if worn else None,  # the `wear` family only
+        )
+        self._piezo = Piezo(
+            sensors.piezo_ring_hz,
+            sensors.piezo_ring_decay_ms,
+            sensors.piezo_saturate_strength,
+            sensors.piezo_latch_ms,
+            random.Random(f"{seed}/wear-piezo"),
+        )
+        self._hop_rng = random.Random(f"{seed}/wear-hops")  # drawn from only if pieces hop
         self._period_us = 1_000_000 // self.rate_sps
         self._next_index = 0
         self._last_us: int | None = None  # time of the last sample (conversion)
@@ -289,6 +300,7 @@ class VirtualShip(ShipShifts, ShipImpacts):
             land = leave + round(drop_ms(height) * rng.uniform(*hands.fall_slowdown) * 1000)
             land_us: int | None = None
             off_mat_us: int | None = None
+            hops: list[tuple[int, int]] = []
             piece_done = land
             if outcome == "caught":
                 piece.where, piece.zone, piece.ready_us = "supply", None, leave
@@ -298,7 +310,12 @@ class VirtualShip(ShipShifts, ShipImpacts):
                 piece_done = self._impact(MAT_CHANNEL, land, piece.grams, height, to_table=True)
                 if outcome == "landed":
                     self._add_ramp(MAT_CHANNEL, land, land + round(LAND_MS * 1000), piece.grams)
-                    piece.where, piece.zone, piece.ready_us = "mat", None, land
+                    rest = land
+                    if hands.hop_count[1]:  # it hops before it rests (the `wear` family)
+                        hops, hopped_us = self._hops(piece.grams, land)
+                        rest = hops[-1][1] if hops else land
+                        piece_done = max(piece_done, hopped_us)
+                    piece.where, piece.zone, piece.ready_us = "mat", None, rest
                 else:
                     rest_us = self._draw_us(hands.bounce_rest_ms)
                     on_us = land + 5_000
@@ -321,6 +338,7 @@ class VirtualShip(ShipShifts, ShipImpacts):
                     outcome=outcome,
                     land_us=land_us,
                     off_mat_us=off_mat_us,
+                    hops_us=hops,
                 )
             )
         return self._record(Fall(pieces=falling, done_us=done))

@@ -18,7 +18,9 @@ grams have 3 decimals and are the real piece weights (what the trace should add 
   piece's `leave_ms`, the moment it loses contact with the ship (`start_ms`: its weight
   starts to go). `outcome`: `landed` (rests on the table/mat from `land_ms`), `caught`
   (never lands, `land_ms` null), `bounced` (hits the mat at `land_ms`, leaves it again at
-  `off_mat_ms`).
+  `off_mat_ms`). A landed piece that hopped on the mat before it rested (the zoo's `wear`
+  family) has `"hops":[[off_ms, on_ms], ...]`: its weight left the mat and came back; it
+  rests from the last `on_ms`, with its whole weight.
 - `{"type":"shift","t_ms":..,"start_ms":..,"land_ms":..,"from":9,"to":3,"grams":2.61,
   "item":"rat","piece":"rat#1"}` — a piece dropped from a yard onto a lower zone and stayed.
 - `{"type":"touch","t_ms":..,"end_ms":..,"zones":[5,6],"peak_g":14.2}` — a hand brushed the
@@ -104,9 +106,12 @@ class FallingPiece(InMilliseconds):
     outcome: str  # landed | caught | bounced
     land_us: int | None
     off_mat_us: int | None
+    # a landed piece hopping on the mat before it rests (the `wear` family): (lift-off,
+    # landing) of each hop; its weight is on the mat again from the last landing
+    hops_us: list[tuple[int, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "piece": self.piece,
             "item": self.item,
             "zone": self.zone,
@@ -117,6 +122,9 @@ class FallingPiece(InMilliseconds):
             "land_ms": ms(self.land_us),
             "off_mat_ms": ms(self.off_mat_us),
         }
+        if self.hops_us:  # only pieces that hopped carry it, so other truths read as before
+            out["hops"] = [[ms(off), ms(on)] for off, on in self.hops_us]
+        return out
 
 
 @dataclass

@@ -32,9 +32,24 @@ Named behaviours (the ranges each family draws from):
   3-10 Hz, decaying in 80-300 ms (`mat_ring_fraction`, `mat_ring_hz`, `mat_ring_decay_ms`),
   bounces resting up to 0.6 s (as `rough`), piece weights scattered 5 % (about +-10 %).
   Calibration, settling and the piezo are drawn per ship (a trace), the mat's ring per landing.
-Not modelled: a landed piece hopping on the mat before it rests (a `bounced` one leaves it),
-calibration that changes during a session, the HX711's unsettled first reading after power-up
-or a gain change (every session starts settled), a piezo that saturates.
+- wear and tear (`wear`, on `normal`): a landed piece hops on the mat before it rests
+  (`hop_count` 0-3 hops, each `hop_air_ms` 20-120 ms in the air, lower each time: its weight
+  leaves the mat and comes back, each landing strikes the table again, and it rests with its
+  whole weight; a `bounced` piece still leaves the mat for good); calibration that changes
+  during a session: a zone's zero steps as its cell is knocked (`zero_step_per_min` 2 for the
+  ship, by `zero_step_g` 0.2-1.0 g either sign, below the lightest piece's 2.6 g) and each
+  channel's gain drifts smoothly with temperature to 1 +- `gain_drift` 0.03 by
+  `gain_drift_s` 180 s (a whole corpus session: faster than a real table warms, so that a
+  session shows it all); the HX711s' unsettled readings after power-up (each channel's first
+  readings off by `power_up_error_g` 20-500 g either sign, settling in within
+  `power_up_settle_ms` 0-400 ms: up to 32 samples at 80 SPS, 4 at 10 SPS); a piezo that
+  saturates (a strike `piezo_saturate_strength` 2.5-5 times its comparator's threshold or more,
+  a knuckle's rap being 3, holds the output high for `piezo_latch_ms` 50-300 ms, so strikes
+  meanwhile are not heard apart). The power-up error, gain drift and saturation strength are
+  drawn per ship, the zero steps, latches and hops as they happen, each from its own stream.
+Not modelled: a gain change mid-session (the HX711's channel or gain switched, with its
+unsettled reading), a cell that creeps back after its zero stepped, a piece hopping off the
+mat's edge.
 """
 
 from __future__ import annotations
@@ -116,6 +131,19 @@ FAMILIES: dict[str, Level] = {
             mat_ring_decay_ms=(80.0, 300.0),
             bounce_rest_ms=(0.0, 600.0),
         ),
+    ),
+    "wear": replace(
+        NORMAL,
+        name="wear",
+        power_up_error_g=(20.0, 500.0),
+        power_up_settle_ms=(0.0, 400.0),
+        zero_step_per_min=2.0,
+        zero_step_g=(0.2, 1.0),
+        gain_drift=0.03,
+        gain_drift_s=180.0,
+        piezo_saturate_strength=(2.5, 5.0),
+        piezo_latch_ms=(50.0, 300.0),
+        hands=replace(NORMAL.hands, hop_count=(0, 3), hop_air_ms=(20.0, 120.0)),
     ),
 }
 
