@@ -149,9 +149,8 @@ def step(det, events, k, d, sigma_fast):
                     n += stretch.held_same(det, level)  # what rested before the hand came
                 ready = place.weighed_enough(det, level, n)
             else:
-                ready = plateau.n >= det.plain_n and (
-                    plateau.n >= det.plain_pressed_n or not place.fits_no_item(det, level)
-                )
+                # no release seen: a piece let go of gently, or a hand still pressing one
+                ready = plateau.n >= det.plain_n and plateau.n >= place.plain_wait_n(det, k, level)
             if ready and stretch.rose_since_release(det, plateau):
                 stretch.new_load_phase(det, plateau)
                 return

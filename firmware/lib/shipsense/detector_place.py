@@ -55,9 +55,29 @@ def fits_no_item(det, level):
     fits none of them: a piece with a hand still pressing on it, not a piece at rest."""
     if not det.items:
         return False
+    return _added_fit(det, level) > tuning.FRESH_FIT_ERRORS
+
+
+def plain_wait_n(det, k, level):
+    """How many still samples a load with no release seen must hold before it is placed: the
+    plain wait if it fits a piece well (or there are no items); longer if it fits only
+    loosely, and longest if it fits none (a hand may still be pressing a piece down)."""
+    if not det.items:
+        return det.plain_n
+    errors = _added_fit(det, level)
+    if errors > tuning.FRESH_FIT_ERRORS:
+        return det.plain_pressed_n
+    if errors > tuning.PRESSED_FIT_ERRORS and k - det.onset_k < det.press_longest_n:
+        return det.plain_doubt_n
+    return det.plain_n
+
+
+def _added_fit(det, level):
+    """How many weighing errors what `level` grams adds to a held short rest (or to the
+    base) is from the nearest item."""
     if det.held is not None:
         level -= det.held.level_g  # a second piece on the first
-    return measure.fit_errors(level, det.items) > tuning.FRESH_FIT_ERRORS
+    return measure.fit_errors(level, det.items)
 
 
 def rezero(det, k, n):

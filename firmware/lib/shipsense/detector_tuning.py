@@ -88,6 +88,16 @@ _PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and the
 # press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and
 # let-go included); it is a place without a release only once it has held longer than that
 _PLAIN_PRESSED_MS = const(1600)
+# ... and one that fits its nearest piece only loosely (further than this many weighing
+# errors: ~90 % of pieces placed with no release seen, on the tuning sets, fit better) may
+# be a light piece a hand still presses down to about another piece's weight: it waits longer
+# for the hand to let go, as long as it stays on (a still stretch that ends is decided then),
+# up to a press held still ~1.2 s ...
+PRESSED_FIT_ERRORS = const(0.75)
+_PLAIN_DOUBT_MS = const(1225)
+# ... but not once the load began this long ago: a pressing hand lets go within ~1.5 s of
+# coming (this keeps the longer wait short where the stretch began late, as at 10 SPS)
+_PRESS_LONGEST_MS = const(1500)
 # A still level lighter than any piece that the ship cannot rest at the old level beside is
 # where it rests once it has held this long (and is clearly no piece: at least the shortest
 # weighing window). A load cell's zero steps so when the cell is knocked (the zoo's `wear`:
@@ -273,6 +283,8 @@ def windows(det):
     det.plain_n = ns(_PLAIN_MS)
     det.plain_drop_n = max(4, ns(_PLAIN_DROP_MS))
     det.plain_pressed_n = ns(_PLAIN_PRESSED_MS)
+    det.plain_doubt_n = ns(_PLAIN_DOUBT_MS)
+    det.press_longest_n = ns(_PRESS_LONGEST_MS)
     det.sub_floor_rest_n = ns(_SUB_FLOOR_REST_MS)
     det.commit_min_n = max(2, ns(_COMMIT_MIN_MS))
     det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
