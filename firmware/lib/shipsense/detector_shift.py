@@ -167,13 +167,15 @@ def at_rest(det, events, k):
     move, twice in a row (the step done, not still showing through the HX711). Sway is
     mean-free and is taken out; a place weighed onto the wrong zone shows no step after it.
     Soon after an episode that decided nothing (the move dipped the total a little: a
-    `touch`), the step is taken from the zones' rest before that episode."""
+    `touch`), the step is taken from the zones' rest before that episode; soon after one
+    whose last decision was made on a still stretch (a place: the piece slid off as it was
+    decided), from the zones on that stretch."""
     w = det.stable_w
     zn = det.zone_history_n
     lag = det.silent_lag_n
     before = None  # the zones' means to compare with: a lag ago, both windows at rest ...
     if k - lag - w + 1 < det.rest_k:
-        if not det.silent_after_touch or k - det.onset_k > 2 * lag:
+        if not det.silent_after_touch or k - det.silent_from_k > 2 * lag:
             det.silent = None
             return
         # ... or, soon after an episode that decided nothing (a `touch`: the piece's move
@@ -244,11 +246,15 @@ def at_rest(det, events, k):
     det.silent_quiet_k = k + lag + w
     # when it went: the first sample after the lag's window where the source was half down
     onset = det.onset_k
-    if not behind_touch:
+    if not behind_touch or det.committed:
         ring = det.zone_rings[source]
         level = ring[(k - lag) % zn]
+        since = k - lag + 1
+        if behind_touch:  # after a decision: from its still stretch on
+            level = before[source]
+            since = det.silent_from_k + 1
         onset = k
-        for j in range(k - lag + 1, k + 1):
+        for j in range(since, k + 1):
             if level - ring[j % zn] >= 0.5 * moved:
                 onset = j
                 break
@@ -279,6 +285,7 @@ def remember_rest(det, onset):
     """An episode begins at sample `onset`: keep the zones' means just before it, for a
     piece that moves as it begins and leaves nothing decided (at_rest)."""
     measure.zone_means(det, onset - 1, det.stable_w, det.silent_before)
+    det.silent_from_k = onset
 
 
 def can_move(det, source, target):
