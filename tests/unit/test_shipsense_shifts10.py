@@ -70,3 +70,21 @@ def test_a_piece_sliding_off_as_soon_as_its_place_is_decided_is_a_shift(seed, sw
     assert (shift["from"], shift["to"], shift["item"]) == (6, 2, "rat"), shift
     assert shift["grams"] == pytest.approx(2.6, abs=0.3)
     assert shift["decided_ms"] <= 4000.0
+
+
+@pytest.mark.parametrize(
+    "seed", [0, 1, *range(4, 12)]
+)  # 2, 3: this noise hides the move (as before)
+def test_a_light_piece_whose_dip_read_deeper_in_noise_is_still_named(seed):
+    # the total's deepest dip bounds the moved piece's weight below only up to its noise: at
+    # 10 SPS with 0.15 g on each zone (0.5 g on the total) a 2.6 g rat's dip reads up to
+    # 3.8 g; the rat, not the boat beside it, moved
+    signal = ShipSignal(rate_hz=10, seconds=7.0, noise_g=0.15, table="piezo", seed=seed)
+    signal.place(8, 11.8, 500.0, press_g=0.0)
+    signal.place(8, 2.6, 2000.0, press_g=0.0)
+    signal.shift(8, 4, 2.6, 4000.0, flight_ms=300.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == [], events
+    assert [e["item"] for e in of_type(events, "place")] == ["boat", "rat"], events
+    shifts = of_type(events, "shift")
+    assert [(e["from"], e["to"], e["item"]) for e in shifts] == [(8, 4, "rat")], events

@@ -2,6 +2,8 @@
 `shift` from the zone that lost it to the zone that gained it, or a `stay`. Unless more than
 went comes back before it settles: then the piece fell and a hand is loading the ship."""
 
+from math import sqrt
+
 from shipsense import detector_commit as commit
 from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
@@ -71,9 +73,10 @@ def decide_shift(det, events, k):
             "grams": measure.rounded_g(grams),
         }
         if det.items:
-            # too short to weigh in the air (10 SPS): how deep the total dipped bounds it below
-            deepest = -returned.leave.deepest if returned.grams <= 0.0 else 0.0
-            grams = name_moved(det, event, source, target, grams, returned.grams, deepest)
+            least = 0.0
+            if returned.grams <= 0.0:
+                least = dip_bound(det, -returned.leave.deepest)
+            grams = name_moved(det, event, source, target, grams, returned.grams, least)
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams
@@ -113,11 +116,21 @@ def moved_between(det, left, k):
     return source, target, each if each > grams else grams
 
 
-def name_moved(det, event, source, target, grams, in_air_g, deepest_g=0.0):
+def dip_bound(det, deepest_g):
+    """What a piece whose move dipped the total `deepest_g` at most weighs at least: too short
+    to weigh in the air (at 10 SPS a piece that lands within two samples), the HX711 still
+    showed that much of it gone, while the zones' reading is blurred by sway. Less the
+    noise the deepest of a few samples has (a light piece in hard noise), or a share."""
+    noisy = deepest_g - tuning.SHIFT_DIP_SIGMAS * sqrt(det.var_total / det.fast_n)
+    share = tuning.SHIFT_DIP_FRACTION * deepest_g
+    return noisy if noisy < share else share
+
+
+def name_moved(det, event, source, target, grams, in_air_g, least_g=0.0):
     """With items: name the piece that moved from `source` to `target` (0-based) in `event`,
     move it in the cargo, and return the grams to book: the piece's own (as weighed when it
     was placed, else its item's) when the zones' reading is plausibly it, else the reading."""
-    k = moved_piece(det, source + 1, grams, in_air_g, deepest_g)
+    k = moved_piece(det, source + 1, grams, in_air_g, least_g)
     if k < 0:
         return grams
     item = det.cargo.zones[source + 1][k]
@@ -133,21 +146,16 @@ def name_moved(det, event, source, target, grams, in_air_g, deepest_g=0.0):
     return grams
 
 
-def moved_piece(det, zone, grams, in_air_g, deepest_g=0.0):
+def moved_piece(det, zone, grams, in_air_g, least_g=0.0):
     """The index of the piece on `zone` (1-based) whose weight (as weighed when placed) is
     nearest `grams`, or -1; never one lighter than what was seen missing while it moved
-    (`in_air_g`, a lower bound), nor than the total's deepest dip as it went (`deepest_g`:
-    at 10 SPS a piece that lands within two samples is never weighed in the air, but the
-    HX711 showed at least that much of it gone, while the zones' reading is blurred by sway)."""
+    (`in_air_g`, a lower bound), nor than `least_g` (the total's dip's bound, dip_bound)."""
     best = -1
     best_error = 1.0e30
     cargo = det.cargo
     for k in range(len(cargo.zones[zone])):
         weight = cargo.weighed_g(zone, k, det.items)
-        if (
-            weight < tuning.SHIFT_AIR_FRACTION * in_air_g
-            or weight < tuning.SHIFT_DIP_FRACTION * deepest_g
-        ):
+        if weight < tuning.SHIFT_AIR_FRACTION * in_air_g or weight < least_g:
             continue
         error = abs(weight - grams)
         if in_air_g >= tuning.SHIFT_MIN_G and abs(weight - in_air_g) < error:
