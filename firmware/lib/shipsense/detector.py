@@ -172,8 +172,9 @@ class Detector:
         self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
         self.silent = None  # a move between zones seen at rest once: (from, to, grams)
         self.silent_quiet_k = 0  # no such move is looked for before this sample
-        self.silent_after_touch = False  # the last episode decided nothing
+        self.silent_after_touch = False  # the last episode decided nothing (or last, resting)
         self.silent_before = [0.0] * n_zones  # the zones' means as the last episode began
+        self.silent_from_k = 0  # ... or as its last decision was made on a still stretch (at k)
         self.silent_delta = [0.0] * n_zones  # the at-rest look's own lists (no allocation)
         self.silent_then = [0.0] * n_zones
         self.loading_change = [0.0] * n_zones  # the zones against ref as the loading began

@@ -250,7 +250,9 @@ def end_episode(det, events, k):
             events.append(touch)
     det.state = records.AT_REST
     det.rest_k = k
-    det.silent_after_touch = not det.committed  # a piece may have moved (detector_shift.at_rest)
+    # a piece may have moved as the episode went and decided nothing, or as it ended just after
+    # a decision (detector_shift.at_rest)
+    det.silent_after_touch = not det.committed or det.silent_from_k > det.onset_k
     det.trigger_run = 0
     det.leave = None
     det.returned = None

@@ -2,6 +2,8 @@
 `shift` from the zone that lost it to the zone that gained it, or a `stay`. Unless more than
 went comes back before it settles: then the piece fell and a hand is loading the ship."""
 
+from math import sqrt
+
 from shipsense import detector_commit as commit
 from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
@@ -71,7 +73,10 @@ def decide_shift(det, events, k):
             "grams": measure.rounded_g(grams),
         }
         if det.items:
-            grams = name_moved(det, event, source, target, grams, returned.grams)
+            least = 0.0
+            if returned.grams <= 0.0:
+                least = dip_bound(det, -returned.leave.deepest)
+            grams = name_moved(det, event, source, target, grams, returned.grams, least)
         events.append(event)
         det.ref[source] -= grams
         det.ref[target] += grams
@@ -111,11 +116,21 @@ def moved_between(det, left, k):
     return source, target, each if each > grams else grams
 
 
-def name_moved(det, event, source, target, grams, in_air_g):
+def dip_bound(det, deepest_g):
+    """What a piece whose move dipped the total `deepest_g` at most weighs at least: too short
+    to weigh in the air (at 10 SPS a piece that lands within two samples), the HX711 still
+    showed that much of it gone, while the zones' reading is blurred by sway. Less the
+    noise the deepest of a few samples has (a light piece in hard noise), or a share."""
+    noisy = deepest_g - tuning.SHIFT_DIP_SIGMAS * sqrt(det.var_total / det.fast_n)
+    share = tuning.SHIFT_DIP_FRACTION * deepest_g
+    return noisy if noisy < share else share
+
+
+def name_moved(det, event, source, target, grams, in_air_g, least_g=0.0):
     """With items: name the piece that moved from `source` to `target` (0-based) in `event`,
     move it in the cargo, and return the grams to book: the piece's own (as weighed when it
     was placed, else its item's) when the zones' reading is plausibly it, else the reading."""
-    k = moved_piece(det, source + 1, grams, in_air_g)
+    k = moved_piece(det, source + 1, grams, in_air_g, least_g)
     if k < 0:
         return grams
     item = det.cargo.zones[source + 1][k]
@@ -131,16 +146,16 @@ def name_moved(det, event, source, target, grams, in_air_g):
     return grams
 
 
-def moved_piece(det, zone, grams, in_air_g):
+def moved_piece(det, zone, grams, in_air_g, least_g=0.0):
     """The index of the piece on `zone` (1-based) whose weight (as weighed when placed) is
     nearest `grams`, or -1; never one lighter than what was seen missing while it moved
-    (`in_air_g`, a lower bound)."""
+    (`in_air_g`, a lower bound), nor than `least_g` (the total's dip's bound, dip_bound)."""
     best = -1
     best_error = 1.0e30
     cargo = det.cargo
     for k in range(len(cargo.zones[zone])):
         weight = cargo.weighed_g(zone, k, det.items)
-        if weight < tuning.SHIFT_AIR_FRACTION * in_air_g:
+        if weight < tuning.SHIFT_AIR_FRACTION * in_air_g or weight < least_g:
             continue
         error = abs(weight - grams)
         if in_air_g >= tuning.SHIFT_MIN_G and abs(weight - in_air_g) < error:
@@ -160,13 +175,15 @@ def at_rest(det, events, k):
     move, twice in a row (the step done, not still showing through the HX711). Sway is
     mean-free and is taken out; a place weighed onto the wrong zone shows no step after it.
     Soon after an episode that decided nothing (the move dipped the total a little: a
-    `touch`), the step is taken from the zones' rest before that episode."""
+    `touch`), the step is taken from the zones' rest before that episode; soon after one
+    whose last decision was made on a still stretch (a place: the piece slid off as it was
+    decided), from the zones on that stretch."""
     w = det.stable_w
     zn = det.zone_history_n
     lag = det.silent_lag_n
     before = None  # the zones' means to compare with: a lag ago, both windows at rest ...
     if k - lag - w + 1 < det.rest_k:
-        if not det.silent_after_touch or k - det.onset_k > 2 * lag:
+        if not det.silent_after_touch or k - det.silent_from_k > 2 * lag:
             det.silent = None
             return
         # ... or, soon after an episode that decided nothing (a `touch`: the piece's move
@@ -237,11 +254,15 @@ def at_rest(det, events, k):
     det.silent_quiet_k = k + lag + w
     # when it went: the first sample after the lag's window where the source was half down
     onset = det.onset_k
-    if not behind_touch:
+    if not behind_touch or det.committed:
         ring = det.zone_rings[source]
         level = ring[(k - lag) % zn]
+        since = k - lag + 1
+        if behind_touch:  # after a decision: from its still stretch on
+            level = before[source]
+            since = det.silent_from_k + 1
         onset = k
-        for j in range(k - lag + 1, k + 1):
+        for j in range(since, k + 1):
             if level - ring[j % zn] >= 0.5 * moved:
                 onset = j
                 break
@@ -272,6 +293,7 @@ def remember_rest(det, onset):
     """An episode begins at sample `onset`: keep the zones' means just before it, for a
     piece that moves as it begins and leaves nothing decided (at_rest)."""
     measure.zone_means(det, onset - 1, det.stable_w, det.silent_before)
+    det.silent_from_k = onset
 
 
 def can_move(det, source, target):

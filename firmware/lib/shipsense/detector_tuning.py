@@ -146,6 +146,12 @@ SHIFT_MIN_G = const(0.9)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
+# names no piece lighter than the total's deepest dip as it went (a lower bound: the piece
+# was all off the ship at most then) less this many noise sigmas (the deepest of a few noisy
+# samples: a 2.6 g rat dipped 3.8 g in 0.4 g noise), or less this share of it if more
+# (zoo-sway-20316-10sps: a 6.9 g dip in 0.1 g noise, the 6.2 g barrel was not what moved)
+SHIFT_DIP_SIGMAS = const(4.0)
+SHIFT_DIP_FRACTION = const(0.92)
 # A move between two zones that never dipped the total (detector_shift.at_rest): the zones'
 # means over STABLE_MS now against SILENT_LAG_MS ago (the HX711's 400 ms at 10 SPS and then
 # some), judged every SILENT_EVERY_MS. One zone down and another up, each by at least this
