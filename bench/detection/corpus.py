@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,7 +172,11 @@ def ensure(spec: TraceSpec) -> bool:
     level = level_named(spec.level)
     params = ShipParams.draw(level, spec.seed, rate_sps=spec.rate, table=spec.table)
     ship = VirtualShip(params, spec.seed)
-    partial = spec.csv.with_suffix(".partial")
+    # this process's own partial files: two benches filling a fresh corpus at once (both need
+    # the cost traces) each write theirs and rename them into place (the same seed, the same
+    # files), the CSV last: a reader that sees it sees the truth and items whole
+    mine = f".{os.getpid()}.partial"
+    partial = spec.csv.with_suffix(mine)
     with TraceWriter(partial) as writer:
         for sample in random_session(ship, level, SECONDS, spec.seed):
             writer.write(sample)
@@ -184,7 +189,11 @@ def ensure(spec: TraceSpec) -> bool:
         samples=sample_count(SECONDS, spec.rate),
         items=ship.calibrated_item_grams(),
     )
-    write_truth(spec.truth_path, info, ship.truth())
-    write_items(spec.items_path, ship.calibrated_item_grams())
+    truth = spec.truth_path.with_suffix(mine)
+    items = spec.items_path.with_suffix(mine)
+    write_truth(truth, info, ship.truth())
+    write_items(items, ship.calibrated_item_grams())
+    truth.rename(spec.truth_path)
+    items.rename(spec.items_path)
     partial.rename(spec.csv)
     return True

@@ -1,0 +1,42 @@
+"""bench/detection's corpus: traces simulated once, whole, even by two benches at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+
+from bench.detection import corpus
+
+
+def _fill(folder: str) -> None:
+    from pathlib import Path
+
+    corpus.ensure(corpus.specs("tuning", Path(folder))[0])
+
+
+def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_path, monkeypatch):
+    # two benches each simulated the same cost trace into a fresh corpus and raced on one
+    # partial file: the second's rename found it gone and the bench crashed (held-back round 4)
+    monkeypatch.setattr(corpus, "SECONDS", 4)
+    shared = tmp_path / "shared"
+    fork = multiprocessing.get_context("fork")
+    workers = [fork.Process(target=_fill, args=(str(shared),)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0]
+    alone = tmp_path / "alone"
+    _fill(str(alone))
+    names = sorted(path.name for path in alone.iterdir())
+    assert sorted(path.name for path in shared.iterdir()) == names  # no partial file left
+    assert len(names) == 3
+    for name in names:
+        assert (shared / name).read_bytes() == (alone / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("half", ["zoo-wear-held-back-4", "zoo-slides-held-back-3"])
+def test_a_zoo_sets_family_is_what_precedes_held_back(half, tmp_path):
+    spec = corpus.specs(half, tmp_path)[0]
+    assert spec.level == half[4:].split("-held-back")[0]
