@@ -67,20 +67,25 @@ def same_load(det, level, now):
 
 def moved_to(det, rested, standing, source, level):
     """The zone (0-based) the load that rested on `source` stands on now, as the zones'
-    `rested` and `standing` changes show it: the source down and that zone up by
-    SLIDE_ZONE_FRACTION of the load at least, a zone a piece can reach from the source
-    without leaving the ship (detector_shift.can_move; a hand brushing any zone as it goes
-    need not); else -1."""
+    `rested` and `standing` changes show it, else -1: a zone a piece can reach from the
+    source without leaving the ship (detector_shift.can_move; a hand brushing any zone as it
+    goes need not), up by SLIDE_ZONE_FRACTION of the load at least, and the move from the
+    source to it, sway taken out, as large (the zones of a small ship sway by some grams at
+    10 SPS: the source alone may read well short of what left it)."""
     least = tuning.SLIDE_ZONE_FRACTION * level
-    if rested[source] - standing[source] < least:
-        return -1  # still on its zone: the level dropped elsewhere
+    delta = [0.0] * det.n_zones
+    for i in range(det.n_zones):
+        delta[i] = standing[i] - rested[i]
+    projected = det.sway.project_out(delta)
     target = -1
     best = least
     for i in range(det.n_zones):
-        gained = standing[i] - rested[i]
-        if i != source and gained >= best and shift.can_move(det, source, i):
+        if i == source or delta[i] < least or not shift.can_move(det, source, i):
+            continue
+        moved = det.sway.transfer(projected, source, i)[0]
+        if moved >= best:
             target = i
-            best = gained
+            best = moved
     return target
 
 
