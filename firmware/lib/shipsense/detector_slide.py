@@ -9,7 +9,6 @@ was placed where it rested, with its stretch's weight, and moved from there (a s
 
 from shipsense import detector_commit as commit
 from shipsense import detector_measure as measure
-from shipsense import detector_place as place
 from shipsense import detector_shift as shift
 from shipsense import detector_tuning as tuning
 
@@ -22,28 +21,43 @@ def rested_then_moved(det, events, k):
     if plateau is None or plateau.n < det.slide_rest_n or k - det.dropping_k > det.slide_n:
         return False
     level = plateau.level_g
-    if level < det.floor_g or not a_piece(det, plateau):
+    if level < det.floor_g or det.held is not None or not a_piece(det, plateau):
         return False
     now = measure.mean_total(det, k, det.stable_w) - det.base
     if not same_load(det, level, now):
         return False  # the hand letting go of more, or part of it: a release
-    end = plateau.end_k()
-    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
-    if not place.load_on_one_zone(det, end, level, plateau.n):
+    rested = rested_zones(det, k, plateau)
+    if rested is None:
         return False
-    rested = measure.zone_change(det, end, w)
     source = measure.place_zone(det, rested)
+    if -measure.losses(det, rested)[source] < tuning.ONE_ZONE_FRACTION * level:
+        return False  # spread by a hand on other zones: not a piece at rest
     target = moved_to(det, rested, measure.zone_change(det, k, det.stable_w), source, level)
     if target < 0:
         return False
+    # placed as it rested: from when the hand let go of it, else from when it came to rest
+    start = det.released_k if plateau.after_release else plateau.start_k
     onset = det.dropping_k
-    count = len(events)
-    place.decide_place(det, events, k)
-    grams = placed_grams(events, count, source)
-    if grams <= 0.0:
-        return True  # decided otherwise (lighter than any piece): nothing to move
-    report_shift(det, events, k, onset, source, target, grams)
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    det.base_n = w  # the level it rested at is the stretch's mean
+    commit.place_event(det, events, k, level, rested, measure.time_of(det, start))
+    commit.after_commit(det, k)
+    report_shift(det, events, k, onset, source, target, level)
     return True
+
+
+def rested_zones(det, k, plateau):
+    """The zones' change over the end of the still stretch that ended, as far as the zones'
+    ring still holds it at sample `k` (at 10 SPS it reaches 1.3 s back, and the drop may
+    have taken most of a second to settle); None if under SLIDE_ZONE_MIN_N samples of it."""
+    end = plateau.end_k()
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    held = det.zone_history_n - (k - end)
+    if held < w:
+        w = held
+    if w < tuning.SLIDE_ZONE_MIN_N:
+        return None
+    return measure.zone_change(det, end, w)
 
 
 def a_piece(det, plateau):
@@ -87,15 +101,6 @@ def moved_to(det, rested, standing, source, level):
             target = i
             best = moved
     return target
-
-
-def placed_grams(events, count, zone):
-    """The grams of the place on `zone` (0-based) among the events from `count` on, else 0."""
-    for j in range(count, len(events)):
-        event = events[j]
-        if event["type"] == "place" and event["zone"] == zone + 1:
-            return event["grams"]
-    return 0.0
 
 
 def report_shift(det, events, k, onset, source, target, grams):

@@ -177,6 +177,9 @@ _SLIDE_REST_MS = const(500)
 _SLIDE_MS = const(1000)
 SLIDE_LEVEL_FRACTION = const(0.2)  # ... weighing what rested within this share (or leave level) ...
 SLIDE_ZONE_FRACTION = const(0.5)  # ... its zone down and another up by this share of it at least
+# where it rested is read from the zones' ring, which at 10 SPS reaches 1.3 s back: at least
+# this many samples of the stretch must still be in it (two tell a zone that holds a piece)
+SLIDE_ZONE_MIN_N = const(2)
 # Zones that share structure (geometry.NEIGHBOURS, 1-based, held equal by
 # tests/unit/test_shipsense_tuning.py): a load on one shows a share on the other
 # (crosstalk, up to 15 % on the zoo's `sway` ships; the simulator allows under 20 %). A place
