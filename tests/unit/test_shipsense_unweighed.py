@@ -46,16 +46,3 @@ def test_a_piece_put_down_unpressed_that_drops_before_its_wait_is_placed_then_sh
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"], shift["item"]) == (source, target, item), shift
     assert 1200.0 <= shift["t_ms"] <= 1700.0, shift  # when it went, not when it was decided
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_a_hand_pressing_and_brushing_another_zone_is_no_slide(seed):
-    # what the slide rule must not take: a hand pressing a 3.3 g bottle down to 11.8 g on
-    # zone 9 (a boat's weight, but no release seen) lifts and brushes zone 7 as it goes
-    # (zoo `mixed` 20519 at 56692, at 80 SPS): the load that stood again was the hand
-    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1, table="piezo", seed=seed)
-    signal.place(9, ITEMS["bottle"], 500.0, press_g=8.5, press_ms=1400.0)
-    signal.pulse(7, 8.5, 2000.0, 600.0)
-    events = detect(signal, ITEMS)
-    assert of_type(events, "shift") == [], events
-    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [(9, "bottle")], events
