@@ -13,6 +13,7 @@ from shipsense import detector_loading as loading
 from shipsense import detector_place as place
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
+from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
 
@@ -109,6 +110,8 @@ def step(det, events, k, d, sigma_fast):
                 if not place.decide_place(det, events, k):
                     leaving.notice(det, events, k, d - level, leave_level, onset)
                 return
+            if slide.rested_then_moved(det, events, k):
+                return  # it settled on another zone: the piece rested, then moved
             released(det)  # it settled above the old level: a release
         stretch.update_plateau(det, k, band)
     else:

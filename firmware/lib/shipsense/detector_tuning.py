@@ -167,6 +167,19 @@ ZONE_FLOOR_ITEM = const(0.6)  # with items, a zone losing this share of the ligh
 ZONE_FLOOR_FRACTION = const(0.25)  # ... else this share of the loss (never under ZONE_FLOOR_G)
 ZONE_FLOOR_G = const(0.7)
 _SHIFT_SETTLE_MS = const(200)
+# A still stretch not yet decided whose load, after a drop, stands again on another zone
+# (detector_slide): a piece that rested there and then slid or dropped. It must have rested
+# this long (a person sees a piece put down, not a hand passing it across: the tuning sets'
+# slides after an undecided rest came 0.6-0.9 s after the put-down) ...
+_SLIDE_REST_MS = const(500)
+# ... and stand again this soon after the drop began (a slide or a short drop onto a zone
+# beside it takes 0.2-0.5 s; the HX711 shows it settled some 0.3 s later at 10 SPS) ...
+_SLIDE_MS = const(1000)
+SLIDE_LEVEL_FRACTION = const(0.2)  # ... weighing what rested within this share (or leave level) ...
+SLIDE_ZONE_FRACTION = const(0.5)  # ... its zone down and another up by this share of it at least
+# where it rested is read from the zones' ring, which at 10 SPS reaches 1.3 s back: at least
+# this many samples of the stretch must still be in it (two tell a zone that holds a piece)
+SLIDE_ZONE_MIN_N = const(2)
 # Zones that share structure (geometry.NEIGHBOURS, 1-based, held equal by
 # tests/unit/test_shipsense_tuning.py): a load on one shows a share on the other
 # (crosstalk, up to 15 % on the zoo's `sway` ships; the simulator allows under 20 %). A place
@@ -305,6 +318,8 @@ def windows(det):
     det.merge_gap_n = ns(_PLATEAU_MERGE_MS)
     det.quiet_n = ns(_QUIET_MS)
     det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
+    det.slide_rest_n = ns(_SLIDE_REST_MS)
+    det.slide_n = ns(_SLIDE_MS)
     det.silent_lag_n = ns(_SILENT_LAG_MS)
     det.silent_every_n = ns(_SILENT_EVERY_MS)
     det.sway_lag_n = ns(_SWAY_LAG_MS)

@@ -64,6 +64,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_place",
     "shipsense.detector_fall",
     "shipsense.detector_shift",
+    "shipsense.detector_slide",
     "shipsense.detector_leaving",
     "shipsense.detector_loading",
     "shipsense.detector_episode",

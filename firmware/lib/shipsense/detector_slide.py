@@ -1,0 +1,126 @@
+"""A piece that rested undecided, then slid or dropped onto another zone: a place and a shift.
+
+At 10 SPS a piece can rest still on its zone for over half a second before it is decided (its
+level between two items' weights, or a put-down with no release seen still waiting its time)
+and then slide or drop onto another zone. When the drop from its still stretch settles above
+the old level (detector_episode), as much as rested stands again, soon, on another zone: it
+was placed where it rested, with its stretch's weight, and moved from there (a shift).
+"""
+
+from shipsense import detector_commit as commit
+from shipsense import detector_measure as measure
+from shipsense import detector_shift as shift
+from shipsense import detector_tuning as tuning
+
+
+def rested_then_moved(det, events, k):
+    """The drop from the still stretch that ended settles now (at sample `k`): if the piece
+    rested there long enough and its load stands again on another zone, place it where it
+    rested and report the shift; True if so."""
+    plateau = det.plateau
+    if plateau is None or plateau.n < det.slide_rest_n or k - det.dropping_k > det.slide_n:
+        return False
+    level = plateau.level_g
+    if level < det.floor_g or det.held is not None or not a_piece(det, plateau):
+        return False
+    now = measure.mean_total(det, k, det.stable_w) - det.base
+    if not same_load(det, level, now):
+        return False  # the hand letting go of more, or part of it: a release
+    rested = rested_zones(det, k, plateau)
+    if rested is None:
+        return False
+    source = measure.place_zone(det, rested)
+    if -measure.losses(det, rested)[source] < tuning.ONE_ZONE_FRACTION * level:
+        return False  # spread by a hand on other zones: not a piece at rest
+    target = moved_to(det, rested, measure.zone_change(det, k, det.stable_w), source, level)
+    if target < 0:
+        return False
+    # placed as it rested: from when the hand let go of it, else from when it came to rest
+    start = det.released_k if plateau.after_release else plateau.start_k
+    onset = det.dropping_k
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    det.base_n = w  # the level it rested at is the stretch's mean
+    commit.place_event(det, events, k, level, rested, measure.time_of(det, start))
+    commit.after_commit(det, k)
+    report_shift(det, events, k, onset, source, target, level)
+    return True
+
+
+def rested_zones(det, k, plateau):
+    """The zones' change over the end of the still stretch that ended, as far as the zones'
+    ring still holds it at sample `k` (at 10 SPS it reaches 1.3 s back, and the drop may
+    have taken most of a second to settle); None if under SLIDE_ZONE_MIN_N samples of it."""
+    end = plateau.end_k()
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    held = det.zone_history_n - (k - end)
+    if held < w:
+        w = held
+    if w < tuning.SLIDE_ZONE_MIN_N:
+        return None
+    return measure.zone_change(det, end, w)
+
+
+def a_piece(det, plateau):
+    """True if what rested is a piece, not a hand pressing one down (the hand then lifting and
+    brushing another zone also looks like load that went and stood again): with items, its
+    level fits one; without, the hand was seen letting go before it."""
+    if det.items:
+        return measure.fit_errors(plateau.level_g, det.items) <= tuning.FRESH_FIT_ERRORS
+    return plateau.after_release
+
+
+def same_load(det, level, now):
+    """True if `now` grams over the base is the load that rested at `level`, within the
+    leaving threshold or SLIDE_LEVEL_FRACTION of it (a piece that slid onto a zone whose
+    crosstalk or sway reads it a little differently)."""
+    tolerance = tuning.SLIDE_LEVEL_FRACTION * level
+    if tolerance < det.leave_level:
+        tolerance = det.leave_level
+    return -tolerance <= now - level <= tolerance
+
+
+def moved_to(det, rested, standing, source, level):
+    """The zone (0-based) the load that rested on `source` stands on now, as the zones'
+    `rested` and `standing` changes show it, else -1: a zone a piece can reach from the
+    source without leaving the ship (detector_shift.can_move; a hand brushing any zone as it
+    goes need not), up by SLIDE_ZONE_FRACTION of the load at least, and the move from the
+    source to it, sway taken out, as large (the zones of a small ship sway by some grams at
+    10 SPS: the source alone may read well short of what left it)."""
+    least = tuning.SLIDE_ZONE_FRACTION * level
+    delta = [0.0] * det.n_zones
+    for i in range(det.n_zones):
+        delta[i] = standing[i] - rested[i]
+    projected = det.sway.project_out(delta)
+    target = -1
+    best = least
+    for i in range(det.n_zones):
+        if i == source or delta[i] < least or not shift.can_move(det, source, i):
+            continue
+        moved = det.sway.transfer(projected, source, i)[0]
+        if moved >= best:
+            target = i
+            best = moved
+    return target
+
+
+def report_shift(det, events, k, onset, source, target, grams):
+    """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
+    begun at sample `onset`."""
+    event = {
+        "type": "shift",
+        "t_ms": measure.time_of(det, onset),
+        "decided_ms": measure.now(det),
+        "from": source + 1,
+        "to": target + 1,
+        "grams": measure.rounded_g(grams),
+    }
+    if det.items:
+        grams = shift.name_moved(det, event, source, target, grams, 0.0)
+    events.append(event)
+    det.ref[source] -= grams
+    det.ref[target] += grams
+    det.base = measure.sum_ref(det)
+    # a move seen at rest later is judged against where the piece stands now
+    measure.zone_means(det, k, det.stable_w, det.silent_before)
+    det.silent_from_k = k
+    commit.remember_levels(det, k)
