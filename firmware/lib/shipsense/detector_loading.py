@@ -160,6 +160,7 @@ def step(det, events, k, d, sigma_fast):
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
                 if not place.rested_while_cargo_left(det, events, k, plateau):
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
@@ -171,10 +172,11 @@ def step(det, events, k, d, sigma_fast):
                 # still a while (tuning._SUB_FLOOR_REST_MS)
                 size = level if level > 0 else -level
                 if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                     return
                 if plateau.n >= det.sub_floor_rest_n:
-                    place.rezero(det, k, plateau.n)
+                    resting.rezero(det, k, plateau.n)
                     resting.end_episode(det, events, k)
                     return
         elif plateau.n >= det.place_min_n and place.quiet_loss(det, -level, plateau.n):
