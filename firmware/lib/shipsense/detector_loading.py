@@ -25,6 +25,9 @@ def check_leaving(det, events, k, d, leave_level):
     if det.undecided is not None and rested_then_less(det, events, k):
         return det.state == records.LEAVING  # a cascade seen in what rested
     plateau = det.plateau
+    if plateau is not None and det.stable_run == 0 and rose_from_new_zero(det, k, d, plateau):
+        resting.begin_from(det, k, plateau)
+        return False
     level_ref = 0.0
     if (
         det.short_rest_n
@@ -186,6 +189,28 @@ def step(det, events, k, d, sigma_fast):
             return
     if k - det.onset_k > det.max_episode_n:
         resting.end_episode(det, events, k)
+
+
+def rose_from_new_zero(det, k, d, plateau):
+    """True if the load rises (to `d` grams at `k`) from a still stretch lighter than any
+    piece that stood a while and was all the episode had seen: a load cell's zero that
+    stepped (the ship's new level), and then a hand loading. Weighed from the old level, the
+    piece carried the step (zoo-wear-20709 at 10 SPS: a 1 g step on z1 half a second before
+    a bottle on z6, booked as a sailor on z1 at a touch)."""
+    level = plateau.level_g
+    if (
+        det.committed
+        or det.released_k is not None
+        or det.held is not None
+        or det.dropping_k is not None
+        or plateau.n < det.sub_floor_rest_n
+        or not -det.floor_g < level < det.floor_g
+        or d < level + det.leave_level
+    ):
+        return False
+    # nothing else moved the ship before it stood there (no hand came and went)
+    low, high = measure.fast_range(det, det.onset_k, plateau.start_k)
+    return high - low < tuning.TOUCH_MIN_G
 
 
 def rested_then_less(det, events, k):

@@ -210,6 +210,18 @@ def rest_where_standing(det, k, plateau):
         rezero(det, k, w)
 
 
+def begin_from(det, k, plateau):
+    """The still stretch the episode stood on (`plateau`) is the ship's level now: the
+    loading that rises from it (at `k`) begins afresh there, as from a rest."""
+    end = plateau.end_k()
+    rezero(det, end, plateau.n)
+    shift.remember_rest(det, end + 1)
+    commit.reset_episode(det, end + 1)
+    d = det.fast_ring[k % det.history_n] - det.base
+    if d > det.peak:
+        det.peak = d
+
+
 def settle_zones(det, last, n):
     """Each zone's own level over the same rest, with the sway left out (and the total kept).
     A decision books a piece's grams on its zone alone, but the zone's neighbours feel a share
