@@ -25,7 +25,7 @@ def check_leaving(det, events, k, d, leave_level):
     if det.undecided is not None and rested_then_less(det, events, k):
         return det.state == records.LEAVING  # a cascade seen in what rested
     plateau = det.plateau
-    if plateau is not None and det.stable_run == 0 and rose_from_new_zero(det, k, d, plateau):
+    if plateau is not None and det.stable_run == 0 and rose_from_new_zero(det, d, plateau):
         resting.begin_from(det, k, plateau)
         return False
     level_ref = 0.0
@@ -191,8 +191,8 @@ def step(det, events, k, d, sigma_fast):
         resting.end_episode(det, events, k)
 
 
-def rose_from_new_zero(det, k, d, plateau):
-    """True if the load rises (to `d` grams at `k`) from a still stretch lighter than any
+def rose_from_new_zero(det, d, plateau):
+    """True if the load rises (to `d` grams) from a still stretch lighter than any
     piece that stood a while and was all the episode had seen: a load cell's zero that
     stepped (the ship's new level), and then a hand loading. Weighed from the old level, the
     piece carried the step (zoo-wear-20709 at 10 SPS: a 1 g step on z1 half a second before

@@ -194,13 +194,11 @@ def rezero(det, k, n):
 
 def rest_where_standing(det, k, plateau):
     """An episode ends on a still stretch lighter than any piece (`plateau`, up to `k`): if it
-    stands off the level the episode began from by more than its noise explains, the ship
-    rests there now (a load cell's zero stepped as it was knocked: nothing aboard changed).
-    Left at the old level, the ship reads just off it at rest: zero-tracking follows only
-    slowly, an episode starts again and again (no rest long enough to re-measure before the
-    next place), and the next place is weighed from the stale level. After a touch, only a
-    stretch as long as a weighing window: at 10 SPS the first samples of a "still" stretch
-    may be the HX711 still showing a change (a piece the hand knocked, beginning to go)."""
+    stands off the old level by more than its noise explains, the ship rests there now (a
+    cell's zero stepped as it was knocked). Left at the old level, episodes start again and
+    again (no rest long enough to re-measure) and the next place is weighed from it. After a
+    touch, only a stretch a weighing window long: at 10 SPS the first "still" samples may be
+    the HX711 still showing a change (a piece the hand knocked, beginning to go)."""
     touched = det.peak - det.trough >= tuning.TOUCH_MIN_G
     if touched and plateau.n < det.place_min_n:
         return
@@ -211,8 +209,8 @@ def rest_where_standing(det, k, plateau):
 
 
 def begin_from(det, k, plateau):
-    """The still stretch the episode stood on (`plateau`) is the ship's level now: the
-    loading that rises from it (at `k`) begins afresh there, as from a rest."""
+    """The ship's level is now the still stretch it stood on (`plateau`): the loading rising
+    from it (at `k`) begins afresh there, as from a rest."""
     end = plateau.end_k()
     rezero(det, end, plateau.n)
     shift.remember_rest(det, end + 1)
