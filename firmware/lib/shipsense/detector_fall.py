@@ -70,9 +70,13 @@ def loaded_after_fall(det, leave, k, d):
     """True if what is back `d` grams from the base at `k` is no piece landing but a hand
     loading the ship after the piece that left as `leave` fell: more than went is back and a
     piece leaving the deck has nowhere aboard to land (a slide only moves what went); or, at
-    10 SPS, where the HX711 averages a landing's knock away, half as much again as went."""
+    10 SPS, where the HX711 averages a landing's knock away, half as much again as went; or
+    what went was lighter than any piece (no piece left: a load cell's zero that stepped,
+    which stays, decide_fall, with a piece placed right after it)."""
     if k - leave.deepest_k <= det.fall_weigh_n or d <= det.leave_level:
         return False
+    if -leave.deepest < det.floor_g:
+        return True
     return det.deck[leave.zones[0]] or (det.short_rest_n and d > -0.5 * leave.deepest)
 
 

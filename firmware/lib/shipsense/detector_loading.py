@@ -25,6 +25,9 @@ def check_leaving(det, events, k, d, leave_level):
     if det.undecided is not None and rested_then_less(det, events, k):
         return det.state == records.LEAVING  # a cascade seen in what rested
     plateau = det.plateau
+    if plateau is not None and det.stable_run == 0 and rose_from_new_zero(det, d, plateau):
+        resting.begin_from(det, k, plateau)
+        return False
     level_ref = 0.0
     if (
         det.short_rest_n
@@ -160,6 +163,7 @@ def step(det, events, k, d, sigma_fast):
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
                 if not place.rested_while_cargo_left(det, events, k, plateau):
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
@@ -171,10 +175,11 @@ def step(det, events, k, d, sigma_fast):
                 # still a while (tuning._SUB_FLOOR_REST_MS)
                 size = level if level > 0 else -level
                 if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                     return
                 if plateau.n >= det.sub_floor_rest_n:
-                    place.rezero(det, k, plateau.n)
+                    resting.rezero(det, k, plateau.n)
                     resting.end_episode(det, events, k)
                     return
         elif plateau.n >= det.place_min_n and place.quiet_loss(det, -level, plateau.n):
@@ -184,6 +189,28 @@ def step(det, events, k, d, sigma_fast):
             return
     if k - det.onset_k > det.max_episode_n:
         resting.end_episode(det, events, k)
+
+
+def rose_from_new_zero(det, d, plateau):
+    """True if the load rises (to `d` grams) from a still stretch lighter than any
+    piece that stood a while and was all the episode had seen: a load cell's zero that
+    stepped (the ship's new level), and then a hand loading. Weighed from the old level, the
+    piece carried the step (zoo-wear-20709 at 10 SPS: a 1 g step on z1 half a second before
+    a bottle on z6, booked as a sailor on z1 at a touch)."""
+    level = plateau.level_g
+    if (
+        det.committed
+        or det.released_k is not None
+        or det.held is not None
+        or det.dropping_k is not None
+        or plateau.n < det.sub_floor_rest_n
+        or not -det.floor_g < level < det.floor_g
+        or d < level + det.leave_level
+    ):
+        return False
+    # nothing else moved the ship before it stood there (no hand came and went)
+    low, high = measure.fast_range(det, det.onset_k, plateau.start_k)
+    return high - low < tuning.TOUCH_MIN_G
 
 
 def rested_then_less(det, events, k):

@@ -146,6 +146,24 @@ def loss_onset(det, k, zones, grams):
     return k - back_n
 
 
+def fast_range(det, first, last):
+    """(lowest, highest): the fast mean's range (grams from the base) over samples `first`
+    to `last` (at most the history kept)."""
+    h = det.history_n
+    if last - first >= h:
+        first = last - h + 1
+    ring = det.fast_ring
+    low = 1.0e30
+    high = -1.0e30
+    for j in range(first, last + 1):
+        v = ring[j % h]
+        if v < low:
+            low = v
+        if v > high:
+            high = v
+    return low - det.base, high - det.base
+
+
 def reached(det, k, since, level):
     """The first sample from `since` on whose fast mean was at or below `level` (grams from
     the base), or k."""

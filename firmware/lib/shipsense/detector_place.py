@@ -80,17 +80,6 @@ def _added_fit(det, level):
     return measure.fit_errors(level, det.items)
 
 
-def rezero(det, k, n):
-    """The ship rests at the level of the last `n` still samples: take it as each zone's
-    level (what is aboard is unchanged)."""
-    w = n if n < det.place_max_n else det.place_max_n
-    change = measure.zone_change(det, k, w)
-    for i in range(det.n_zones):
-        det.ref[i] += change[i]
-    det.base = measure.sum_ref(det)
-    det.base_n = w
-
-
 def quiet_loss(det, grams, n):
     """True if `grams` missing over `n` still samples is clearly a piece's worth: above the
     smallest place by its weighing error, and (with items) fitting a piece."""
