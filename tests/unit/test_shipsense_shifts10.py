@@ -5,24 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_shipsense_detector import ITEMS, detect, of_type
 from test_shipsense_signals import ShipSignal
-
-from bosun.sim.params import ITEM_GRAMS
-from shipsense.detector import Detector
-
-ITEMS = dict(ITEM_GRAMS)
-
-
-def detect(signal: ShipSignal, items=None) -> list[dict]:
-    detector = Detector(rate_hz=signal.rate_hz, table=signal.table, items=items)
-    events: list[dict] = []
-    for t_ms, zones_g, table_g, impact in signal.rows():
-        events.extend(detector.feed(t_ms, zones_g, table_g, impact))
-    return events
-
-
-def of_type(events: list[dict], *types: str) -> list[dict]:
-    return [e for e in events if e["type"] in types]
 
 
 @pytest.mark.parametrize("seed", range(4))

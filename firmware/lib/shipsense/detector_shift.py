@@ -268,7 +268,20 @@ def at_rest(det, events, k):
                 break
     # each reading errs its own way (the zones' own with sway, the weaker side with the
     # ship's crosstalk, the pair through the sway low along a sway mode): the middle one
-    grams = middle(moved, amount, best)
+    grams = emit(det, events, onset, source, target, middle(moved, amount, best))
+    # zero-tracking has followed the step since it came (a share of it, each sample at
+    # rest): book only what it has not taken up yet
+    taken = det.track_alpha * (k - (onset if onset > det.rest_k else det.rest_k))
+    if taken > 1.0:
+        taken = 1.0
+    det.ref[source] -= grams + taken * delta[source]
+    det.ref[target] += grams - taken * delta[target]
+
+
+def emit(det, events, onset, source, target, grams):
+    """Emit the shift of `grams` from `source` to `target` (0-based) begun at sample `onset`,
+    seen with the piece at rest (nothing weighed in the air); with items, name the piece and
+    move it in the cargo. Returns the grams to book."""
     event = {
         "type": "shift",
         "t_ms": measure.time_of(det, onset),
@@ -280,13 +293,7 @@ def at_rest(det, events, k):
     if det.items:
         grams = name_moved(det, event, source, target, grams, 0.0)
     events.append(event)
-    # zero-tracking has followed the step since it came (a share of it, each sample at
-    # rest): book only what it has not taken up yet
-    taken = det.track_alpha * (k - (onset if onset > det.rest_k else det.rest_k))
-    if taken > 1.0:
-        taken = 1.0
-    det.ref[source] -= grams + taken * delta[source]
-    det.ref[target] += grams - taken * delta[target]
+    return grams
 
 
 def remember_rest(det, onset):

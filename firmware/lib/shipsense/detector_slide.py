@@ -106,17 +106,7 @@ def moved_to(det, rested, standing, source, level):
 def report_shift(det, events, k, onset, source, target, grams):
     """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
     begun at sample `onset`."""
-    event = {
-        "type": "shift",
-        "t_ms": measure.time_of(det, onset),
-        "decided_ms": measure.now(det),
-        "from": source + 1,
-        "to": target + 1,
-        "grams": measure.rounded_g(grams),
-    }
-    if det.items:
-        grams = shift.name_moved(det, event, source, target, grams, 0.0)
-    events.append(event)
+    grams = shift.emit(det, events, onset, source, target, grams)
     det.ref[source] -= grams
     det.ref[target] += grams
     det.base = measure.sum_ref(det)
