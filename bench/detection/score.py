@@ -141,6 +141,15 @@ def caught_topples(places: list[dict], falls: list[dict]) -> set[tuple[str, floa
     }
 
 
+def _window(det_places: list[dict], t: float, used: set[int]) -> list[tuple[int, dict]]:
+    """The unused places decided in the window that may match a place truth at `t`."""
+    return [
+        (i, e)
+        for i, e in enumerate(det_places)
+        if i not in used and t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
+    ]
+
+
 def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score:
     """Score one trace's events against its truth records (session header included or not)."""
     s = Score()
@@ -165,30 +174,30 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
     used: set[int] = set()
     s.places = len(places)
     s.place_events = len(det_places)
-    for record in places:
-        t = record["t_ms"]
-        candidates = [
-            (i, e)
-            for i, e in enumerate(det_places)
-            if i not in used and t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
-        ]
-        if not candidates:
-            caught = (record["piece"], t) in topples
-            s.caught_topple_places_missed += caught
-            note = " (caught as it toppled)" if caught else ""
-            s.misses.append(
-                f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}{note}"
-            )
-            continue
+    # Right matches first: a place decided rightly is not spent on an earlier record it does
+    # not fit (a missed light piece and the next piece placed on its zone within 3 s would
+    # otherwise read as one wrong place and one missed).
+    matched: dict[int, tuple[int, dict]] = {}
+    for n, record in enumerate(places):
         right = [
             (i, e)
-            for i, e in candidates
+            for i, e in _window(det_places, record["t_ms"], used)
             if e["zone"] == record["zone"] and grams_ok(e["grams"], record["grams"])
         ]
-        same_zone = [(i, e) for i, e in candidates if e["zone"] == record["zone"]]
-        i, e = (right or same_zone or candidates)[0]
-        used.add(i)
-        if right:
+        if right:  # decided after the hand left before decided before it, then the nearest
+            best = min(
+                right,
+                key=lambda c: (
+                    c[1]["decided_ms"] < record["t_ms"],
+                    abs(c[1]["decided_ms"] - record["t_ms"]),
+                ),
+            )
+            matched[n] = best
+            used.add(best[0])
+    for n, record in enumerate(places):
+        t = record["t_ms"]
+        if n in matched:
+            i, e = matched[n]
             s.place_tp += 1
             s.latency_place.append(e["decided_ms"] - t)
             if "item" in e:
@@ -200,15 +209,27 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
                         f"{label} place item {e['item']} != {record['item']} at {t:.0f} "
                         f"({e['grams']} vs {record['grams']})"
                     )
-        else:
-            if e["zone"] != record["zone"]:
-                s.place_zone_wrong += 1
-            else:
-                s.place_grams_wrong += 1
+            continue
+        candidates = _window(det_places, t, used)
+        if not candidates:
+            caught = (record["piece"], t) in topples
+            s.caught_topple_places_missed += caught
+            note = " (caught as it toppled)" if caught else ""
             s.misses.append(
-                f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
-                f"truth z{record['zone']} {record['grams']} g"
+                f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}{note}"
             )
+            continue
+        same_zone = [(i, e) for i, e in candidates if e["zone"] == record["zone"]]
+        i, e = (same_zone or candidates)[0]
+        used.add(i)
+        if e["zone"] != record["zone"]:
+            s.place_zone_wrong += 1
+        else:
+            s.place_grams_wrong += 1
+        s.misses.append(
+            f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
+            f"truth z{record['zone']} {record['grams']} g"
+        )
     for i, e in enumerate(det_places):
         if i not in used:
             s.spurious_place += 1
