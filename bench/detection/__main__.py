@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             *corpus.EXTRA,
             *corpus.POOLS,
             *corpus.ZOO,
+            *corpus.ZOO_MORE,
             *corpus.ZOO_HELD_BACK,
             "both",
         ),

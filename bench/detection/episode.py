@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus", type=Path, default=Path(tempfile.gettempdir()) / "bosun-detection-corpus"
     )
     args = parser.parse_args(argv)
-    halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2, *corpus.ZOO)
+    halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2, *corpus.ZOO, *corpus.ZOO_MORE)
     found = [s for h in halves for s in corpus.specs(h, args.corpus) if args.name in s.name]
     if len(found) != 1:
         print(f"{len(found)} traces match {args.name!r}", file=sys.stderr)

@@ -36,7 +36,15 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
         assert (shared / name).read_bytes() == (alone / name).read_bytes(), name
 
 
-@pytest.mark.parametrize("half", ["zoo-wear-held-back-4", "zoo-slides-held-back-3"])
-def test_a_zoo_sets_family_is_what_precedes_held_back(half, tmp_path):
+@pytest.mark.parametrize(
+    ("half", "family", "seed"),
+    [
+        ("zoo-wear-held-back-4", "wear", 80700),
+        ("zoo-slides-held-back-3", "slides", 70000),
+        ("zoo-mixed-2", "mixed", 30500),
+        ("zoo-sway-held-back-6", "sway", 95300),
+    ],
+)
+def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
     spec = corpus.specs(half, tmp_path)[0]
-    assert spec.level == half[4:].split("-held-back")[0]
+    assert (spec.level, spec.seed) == (family, seed)
