@@ -336,6 +336,12 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
                 f"{label} shift missed at {record['t_ms']:.0f} "
                 f"{record['from']}->{record['to']} {record['grams']}"
             )
+    for i, e in enumerate(det_shifts):
+        if i not in taken:
+            s.misses.append(
+                f"{label} false shift at {e['decided_ms']:.0f} (from {e['t_ms']:.0f}) "
+                f"{e['from']}->{e['to']} {e['grams']}"
+            )
     return s
 
 
