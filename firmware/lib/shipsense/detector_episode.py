@@ -100,10 +100,8 @@ def step(det, events, k, d, sigma_fast):
             plateau = det.plateau
             if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
-                if pressed_then_gone(det, plateau):
-                    det.plateau = None  # no piece to place: the mat will tell (end_episode)
-                    released(det)
-                    det.gone_k = k  # the piece had left by now: it may have slid off slowly
+                if place.pressed_then_gone(det, plateau):
+                    place.nothing_rested(det, k)
                     return
                 level = plateau.level_g
                 onset = det.dropping_k
@@ -126,15 +124,6 @@ def step(det, events, k, d, sigma_fast):
         shift.step(det, events, k, d)
         return
     loading.step(det, events, k, d, sigma_fast)
-
-
-def pressed_then_gone(det, plateau):
-    """A still load that fits no piece (a hand still pressing on one) and then nothing: the
-    piece toppled off as the hand let go, or the hand took it back. Not a place of hand and
-    piece with a fall of both: with a mat, the rise that vanished waits for what the mat
-    felt (detector_rest.end_episode), the piece's weight."""
-    table = det.table_sense
-    return table is not None and table.uses_mat and place.fits_no_item(det, plateau.level_g)
 
 
 def released(det):

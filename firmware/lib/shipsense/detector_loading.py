@@ -97,6 +97,9 @@ def check_leaving(det, events, k, d, leave_level):
         elif ready and d < plateau.level_g - leave_level:
             det.low_run = det.low_run + 1 if d < det.floor_g else 0
             if det.low_run >= det.low_n:
+                if place.pressed_then_gone(det, plateau):
+                    place.nothing_rested(det, k)  # the mat will tell (end_episode)
+                    return False
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
             elif det.dropping_k is None:
                 end = plateau.start_k + plateau.n - 1

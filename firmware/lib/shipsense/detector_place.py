@@ -58,6 +58,24 @@ def fits_no_item(det, level):
     return _added_fit(det, level) > tuning.FRESH_FIT_ERRORS
 
 
+def pressed_then_gone(det, plateau):
+    """A still load that fits no piece (a hand still pressing on one) and then nothing: the
+    piece toppled off as the hand let go, or the hand took it back. Not a place of hand and
+    piece with a fall of both: with a mat, the rise that vanished waits for what the mat
+    felt (detector_rest.end_episode), the piece's weight."""
+    return fits_no_item(det, plateau.level_g)
+
+
+def nothing_rested(det, k):
+    """The pressed load is gone at sample `k` (pressed_then_gone): nothing to place; the hand
+    let go when the drop began, and the piece had left by now (it may have slid off slowly)."""
+    det.plateau = None
+    det.released_k = det.dropping_k
+    det.dropping_k = None
+    det.low_run = 0
+    det.gone_k = k
+
+
 def plain_wait_n(det, k, level):
     """How many still samples a load with no release seen must hold before it is placed: the
     plain wait if it fits a piece well (or there are no items); longer if it fits only
