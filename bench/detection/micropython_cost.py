@@ -16,31 +16,26 @@ sys.path.insert(0, _folder + "/../../firmware/lib")
 import json  # noqa: E402
 import time  # noqa: E402
 
-from shipsense.detector import Detector  # noqa: E402
-from shipsense.trace import read_trace, table_mode  # noqa: E402
+from shipsense.offline import detector_for  # noqa: E402
+from shipsense.trace import read_trace  # noqa: E402
 
 
 def main(argv):
     limit = int(argv[3]) if len(argv) > 3 else 14400
     with open(argv[2]) as f:
         items = json.load(f)
-    detector = None
     spent = 0
     worst = 0
     samples = 0
     events = 0
-    previous = None
     with open(argv[1]) as f:
-        for row in read_trace(f):
+        rows = read_trace(f)
+        # set up as `bosun detect` and the bench set one up (its rate and table)
+        detector, head = detector_for(rows, items)
+        if detector is None:
+            raise SystemExit("no samples in " + argv[1])
+        for row in chain(head, rows):
             t_ms, zones_g, table_g, impact = row[1:]
-            if detector is None:
-                if previous is None:
-                    previous = row[1:]
-                    continue
-                rate = 1000.0 / (t_ms - previous[0])
-                mode = table_mode(previous[2], previous[3])
-                detector = Detector(rate_hz=rate, table=mode, items=items)
-                detector.feed(*previous)
             start = time.ticks_us()
             events += len(detector.feed(t_ms, zones_g, table_g, impact))
             took = time.ticks_diff(time.ticks_us(), start)
@@ -60,6 +55,12 @@ def main(argv):
             }
         )
     )
+
+
+def chain(head, rest):
+    """The rows read ahead, then the rest (MicroPython has no itertools)."""
+    yield from head
+    yield from rest
 
 
 main(sys.argv)

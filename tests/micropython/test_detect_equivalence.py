@@ -37,6 +37,7 @@ FIRMWARE_FILES = [
         "detector_slide.py",
         "detector_stretch.py",
         "detector_tuning.py",
+        "detector_zero_step.py",
         "geometry.py",
         "events.py",
         "items.py",

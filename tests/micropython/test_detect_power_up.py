@@ -5,17 +5,14 @@ itself), and prints exactly what `bosun detect` prints."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-from conftest import REPO, require_executable
+from conftest import require_executable
+from test_detect_equivalence import detected_alike
 
 from bosun.sim import ShipParams, VirtualShip, scripted_session
 from bosun.sim.trace_io import TraceWriter
 from bosun.sim.zoo import FAMILIES
-
-TOOL = REPO / "firmware" / "tools" / "detect.py"
 
 
 @pytest.mark.parametrize("rate", [80, 10])
@@ -34,17 +31,7 @@ def test_micropython_and_cpython_agree_on_a_session_that_starts_settling(tmp_pat
         for sample in scripted_session(ship, script, 8.0):
             writer.write(sample)
     items.write_text(json.dumps(ship.calibrated_item_grams()))
-    ours = subprocess.run(
-        [micropython, str(TOOL), str(trace), str(items)], capture_output=True, text=True
-    )
-    assert ours.returncode == 0, ours.stderr
-    host = subprocess.run(
-        [sys.executable, "-m", "bosun.cli", "detect", str(trace), "--items", str(items)],
-        capture_output=True,
-        text=True,
-    )
-    assert host.returncode == 0, host.stderr
-    assert ours.stdout == host.stdout
-    events = [json.loads(line) for line in ours.stdout.splitlines()]
+    printed = detected_alike(micropython, trace, items)
+    events = [json.loads(line) for line in printed.splitlines()]
     kinds = [e["type"] for e in events if e["type"] in ("place", "fall", "collect")]
     assert kinds == ["place", "fall"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, of_type
+from test_shipsense_detector import ITEMS, chest_let_go_as_barrel_and_sailor_fall, detect, of_type
 from test_shipsense_signals import ShipSignal
 
 
@@ -70,13 +70,7 @@ def test_a_piece_let_go_of_as_cargo_leaves_other_zones_is_placed_with_their_fall
     # piece (a `leaving` of -1.75 g) and the fresh piece was never placed. Here a chest is
     # let go of on zone 5 as a barrel and a sailor leave zones 8 and 10: the chest is placed
     # with their fall, from when the hand let go of it
-    signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1, table="piezo")
-    signal.place(8, 6.1, 300.0)
-    signal.place(10, 4.4, 1200.0)
-    hand_left = signal.place(5, 9.4, 2500.0, press_g=6.0, press_ms=300.0)
-    signal.fall(8, 6.1, hand_left + 60.0, flight_ms=200.0)
-    signal.fall(10, 4.4, hand_left + 120.0, flight_ms=250.0)
-    fall, place = of_type(detect(signal, ITEMS), "place", "fall")[2:]
+    fall, place = chest_let_go_as_barrel_and_sailor_fall(rate_hz)
     assert (fall["type"], place["type"], place["zone"], place["item"]) == (
         "fall",
         "place",

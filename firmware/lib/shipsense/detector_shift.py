@@ -54,9 +54,10 @@ def loaded_after_fall(det, events, k, d):
 
 
 def decide_shift(det, events, k):
+    """The returned weight has settled: a `shift` if it settled on another zone than it left,
+    else a `stay`; the episode goes on (commit.after_commit)."""
     returned = det.returned
     source, target, settled = moved_between(det, returned.zones, k)
-    now = det.t_ring[det.k % det.history_n]
     if settled >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
@@ -64,20 +65,10 @@ def decide_shift(det, events, k):
             # a piece that tipped or slid rather than flew was never all off the ship: what
             # went missing in the air understates it, the zones it left and reached do not
             grams = settled
-        event = {
-            "type": "shift",
-            "t_ms": measure.time_of(det, returned.onset_k),
-            "decided_ms": now,
-            "from": source + 1,
-            "to": target + 1,
-            "grams": measure.rounded_g(grams),
-        }
-        if det.items:
-            least = 0.0
-            if returned.grams <= 0.0:
-                least = dip_bound(det, -returned.leave.deepest)
-            grams = name_moved(det, event, source, target, grams, returned.grams, least)
-        events.append(event)
+        least = 0.0
+        if det.items and returned.grams <= 0.0:
+            least = dip_bound(det, -returned.leave.deepest)
+        grams = emit(det, events, returned.onset_k, source, target, grams, returned.grams, least)
         det.ref[source] -= grams
         det.ref[target] += grams
         det.base = measure.sum_ref(det)
@@ -86,7 +77,7 @@ def decide_shift(det, events, k):
             {
                 "type": "stay",
                 "t_ms": measure.time_of(det, returned.onset_k),
-                "decided_ms": now,
+                "decided_ms": measure.now(det),
                 "grams": measure.rounded_g(returned.grams),
             }
         )
@@ -278,10 +269,11 @@ def at_rest(det, events, k):
     det.ref[target] += grams - taken * delta[target]
 
 
-def emit(det, events, onset, source, target, grams):
-    """Emit the shift of `grams` from `source` to `target` (0-based) begun at sample `onset`,
-    seen with the piece at rest (nothing weighed in the air); with items, name the piece and
-    move it in the cargo. Returns the grams to book."""
+def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
+    """Emit the shift of `grams` from `source` to `target` (0-based) begun at sample `onset`;
+    with items, name the piece and move it in the cargo (name_moved: `in_air_g` went missing
+    while it was in the air, 0.0 when nothing was weighed there, as for a piece seen moving at
+    rest; it weighs at least `least_g`). Returns the grams to book."""
     event = {
         "type": "shift",
         "t_ms": measure.time_of(det, onset),
@@ -291,7 +283,7 @@ def emit(det, events, onset, source, target, grams):
         "grams": measure.rounded_g(grams),
     }
     if det.items:
-        grams = name_moved(det, event, source, target, grams, 0.0)
+        grams = name_moved(det, event, source, target, grams, in_air_g, least_g)
     events.append(event)
     return grams
 

@@ -106,8 +106,8 @@ _PRESS_LONGEST_MS = const(1500)
 # missed, booked on the stepped zone). 100-350 ms decide the same on every tuning set.
 _SUB_FLOOR_REST_MS = const(300)
 # An episode that ends on a still level this many of its weighing errors off the level it
-# began from ends where the ship now stands (detector_rest.rest_where_standing): noise alone
-# stands that far off at about one ending in 16000, a zero step of 0.3-1 g at 4-15 errors.
+# began from ends where the ship now stands (detector_zero_step.rest_where_standing): noise
+# alone stands that far off at about one ending in 16000, a zero step of 0.3-1 g at 4-15 errors.
 # 3 and 4 decide the same on every tuning set; at 2 the noise moved the levels often enough
 # to cost a shift (tuning, 10 SPS)
 NEW_ZERO_SE = const(4.0)

@@ -2,7 +2,8 @@
 
 Both commands call `detect_trace(lines, items, write)` so that CPython and MicroPython print
 byte-identical events. The sample rate comes from the mean interval of the trace's first 16
-timestamps, the table setting from which of its table columns are filled.
+timestamps, the table setting from which of its table columns are filled (`detector_for`,
+which bench/detection/micropython_cost.py uses too).
 """
 
 from shipsense.detector import Detector
@@ -12,7 +13,7 @@ from shipsense.trace import read_trace, table_mode
 
 TYPE_CHECKING = False  # MicroPython has no typing module: the checker's imports only
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
 DEFAULT_RATE_HZ = 80
 RATE_SAMPLES = 16  # samples whose mean interval gives the trace's rate
@@ -37,6 +38,27 @@ def rate_of(times_ms: "list[float]") -> float:
     return rate_hz
 
 
+def detector_for(
+    rows: "Iterator[tuple]", items: "dict[str, float] | None"
+) -> "tuple[Detector | None, list[tuple]]":
+    """(detector, head): a detector set up for a trace (its rate and table) from the first
+    RATE_SAMPLES of `rows` (read_trace's iterator, which it advances), and those rows, not yet
+    fed to it; (None, []) for a trace without samples."""
+    # The rate from the mean interval of the first RATE_SAMPLES samples: a ship's clock ticks
+    # in whole ms (80 SPS alternates 12 and 13 ms), so two samples alone can misread it.
+    head = []
+    for row in rows:
+        head.append(row)
+        if len(head) >= RATE_SAMPLES:
+            break
+    if not head:
+        return None, head
+    first = head[0]
+    rate_hz = rate_of([row[1] for row in head])
+    detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)
+    return detector, head
+
+
 def detect_trace(
     lines: "Iterable[str | bytes]",
     items: "dict[str, float] | None",
@@ -48,18 +70,9 @@ def detect_trace(
     line (events decided before it have been written already: detection is online).
     """
     rows = read_trace(lines)
-    # The rate from the mean interval of the first RATE_SAMPLES samples: a ship's clock ticks
-    # in whole ms (80 SPS alternates 12 and 13 ms), so two samples alone can misread it.
-    head = []
-    for row in rows:
-        head.append(row)
-        if len(head) >= RATE_SAMPLES:
-            break
-    if not head:
+    detector, head = detector_for(rows, items)
+    if detector is None:
         return 0
-    first = head[0]
-    rate_hz = rate_of([row[1] for row in head])
-    detector = Detector(rate_hz=rate_hz, table=table_mode(first[3], first[4]), items=items)
     count = 0
     for row in head:
         count += 1

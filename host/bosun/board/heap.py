@@ -65,6 +65,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_fall",
     "shipsense.detector_shift",
     "shipsense.detector_slide",
+    "shipsense.detector_zero_step",
     "shipsense.detector_leaving",
     "shipsense.detector_loading",
     "shipsense.detector_episode",
