@@ -336,6 +336,29 @@ def test_a_piece_pressed_still_that_goes_with_the_hand_is_not_placed_at_hand_and
     assert fall["grams"] == pytest.approx(6.1, abs=0.6)
 
 
+@pytest.mark.parametrize("table", ["mat", "both"])
+@pytest.mark.parametrize("stood_ms", [0.0, 80.0, 110.0])
+def test_a_pressed_piece_that_stood_a_moment_before_toppling_off_the_top_yard_is_weighed_by_the_mat(
+    table, stood_ms
+):
+    # issue 11 (zoo-mixed-2 30502): the barrel stood 75 ms after the hand let go, then fell
+    # 285 ms from the top yard: the mat felt it after the wait from the let-go had run out.
+    # The wait runs from the moment the load was back down, when the piece had gone
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table=table)
+    hand_left = signal.place(10, 6.1, 1000.0, press_g=30.0, press_ms=400.0)
+    signal.fall(10, 6.1, hand_left + stood_ms, slide_ms=35.0, flight_ms=285.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        10,
+        "barrel",
+        [10],
+        ["barrel"],
+    )
+    assert fall["grams"] == pytest.approx(6.1, abs=0.6)
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")

@@ -243,8 +243,11 @@ def end_episode(det, events, k):
             # it already has, while the ship's episode was still ringing out
             released = det.released_k if det.released_k is not None else det.onset_k
             # a piece toppling off reaches the table within its fall once it has left its
-            # zone; one that slid off slowly under a pressing hand had left by `gone_k`
+            # zone; one that slid off slowly under a pressing hand had left by `gone_k`, one
+            # that stood a moment after the hand let go when the load was back down
             gone = det.gone_k if det.gone_k is not None and det.gone_k > released else released
+            if gone == released:
+                gone = left_zone(det, k, released)
             det.pending = records.PendingTouch(
                 touch,
                 measure.time_of(det, released),
@@ -323,12 +326,23 @@ def pending_step(det, k, table_events, events):
         det.pending = None
 
 
+def left_zone(det, k, released):
+    """The sample the load let go of at `released` was back down at the old level by (the
+    piece gone, if it went), or `released` if it never was before `k`."""
+    since = released
+    if since < k - det.history_n + 1:
+        since = k - det.history_n + 1
+    gone = measure.reached(det, k, since, det.floor_g)
+    return released if gone >= k else gone
+
+
 def struck_meanwhile(det, k):
     """True if the table was struck at sample `k` as a piece toppling off as the rise vanished
     would strike it: no sooner than it could fall from the deck, no later than from the top
-    yard (the load cells show the let-go late by the HX711's filter; the piezo at once)."""
-    released = det.pending.released_k
-    return released + det.topple_soonest_n <= k <= released + det.table_fall_n
+    yard once it had left its zone (the load cells show the let-go late by the HX711's filter;
+    the piezo at once)."""
+    pending = det.pending
+    return pending.released_k + det.topple_soonest_n <= k <= pending.until_k
 
 
 def topple_as_risen(det, events):
