@@ -214,8 +214,10 @@ def settle_zones(det, last, n):
 
 
 def end_episode(det, events, k):
-    """Back to rest; a `touch` if the ship moved and nothing was decided."""
-    if not det.committed and det.peak - det.trough >= tuning.TOUCH_MIN_G:
+    """Back to rest; a `touch` if the ship moved and nothing was decided (or, after a
+    decision, a hand loaded again and let go, and that load vanished)."""
+    loaded_again = det.committed and det.area_n and det.released_k is not None
+    if (not det.committed or loaded_again) and det.peak - det.trough >= tuning.TOUCH_MIN_G:
         zones = []
         if det.area_n:
             zones.append(measure.worst_zone(det.sway.zone_scores(det.area)) + 1)
