@@ -76,6 +76,27 @@ def test_rr9_two_pieces_one_after_the_other_on_a_yard_are_two_places():
     assert [(p["zone"], p["item"]) for p in places] == [(9, "rat"), (9, "sailor")]
 
 
+@pytest.mark.parametrize(("ramp_ms", "gap_ms"), [(150.0, 350.0), (150.0, 400.0), (300.0, 300.0)])
+def test_rr9_at_10_sps_a_piece_that_stood_still_briefly_is_placed_before_the_next_one(
+    ramp_ms, gap_ms
+):
+    # issue 11 (zoo-sensors-2 30621): a plank set down gently (no release to see) stood still
+    # for three samples, then a barrel was pressed onto the same zone. Both went as one 11 g
+    # `boat`; the three samples fitting a plank closely are kept in hand and weighed from
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat", rate_hz=10)
+    signal.step(4, 5.2, 1000.0, ramp_ms)
+    signal.place(5, 6.1, 1000.0 + ramp_ms + gap_ms, press_g=7.0)
+    plank, barrel = of_type(detect(signal, ITEMS), "place")
+    assert (plank["zone"], plank["item"], barrel["zone"], barrel["item"]) == (
+        5,
+        "plank",
+        5,
+        "barrel",
+    )
+    assert plank["grams"] == pytest.approx(5.2, abs=0.6)
+    assert barrel["grams"] == pytest.approx(6.1, abs=0.6)
+
+
 def test_a_light_piece_is_placed_on_the_right_zone_while_the_ship_sways_hard():
     signal = ShipSignal(seconds=12.0, noise_g=0.1, seed=3)
     for at_ms, zone in ((600.0, 2), (2600.0, 5), (4600.0, 3), (6600.0, 8)):

@@ -58,6 +58,11 @@ def check_leaving(det, events, k, d, leave_level):
             return False
     if plateau is not None and plateau.level_g >= det.floor_g and det.stable_run == 0:
         ready = plateau.n >= (det.commit_min_n if plateau.after_release else det.plain_drop_n)
+        if not ready and rested_as_a_piece(det, plateau) and d > plateau.level_g + leave_level:
+            # at 10 SPS an unpressed piece that stood still a moment, fitting a piece well,
+            # and a second piece coming onto the ship: keep the first in hand, weigh what comes
+            stretch.hold_short_rest(det, plateau, d)
+            return False
         if ready and stretch.rose_since_release(det, plateau):
             stretch.new_load_phase(det, plateau)
             return False
@@ -129,6 +134,19 @@ def check_leaving(det, events, k, d, leave_level):
         d -= level_ref
     leaving.notice(det, events, k, d, leave_level)
     return True
+
+
+def rested_as_a_piece(det, plateau):
+    """True if, at 10 SPS with items, a still stretch with no release seen, too short to be
+    placed, held a piece's weight closely (as a piece let go of gently rests)."""
+    return (
+        det.short_rest_n
+        and det.items
+        and det.held is None
+        and not plateau.after_release
+        and plateau.n >= det.stable_w
+        and measure.fit_errors(plateau.level_g, det.items) <= tuning.PRESSED_FIT_ERRORS
+    )
 
 
 def step(det, events, k, d, sigma_fast):
