@@ -101,10 +101,14 @@ def moved_between(det, left, k):
     if target < 0:  # nothing moved anywhere: weight came back where it was
         return source, 0 if source else 1, 0.0
     # each zone on its own: reads short of a move along a sway mode (fore-aft on the deck),
-    # the pair reads short when the rest of the ship still rings: both err low, take the larger
+    # the pair reads short when the rest of the ship still rings, and on cells whose gains
+    # disagree the sway taken out takes part of the move along: all err low, take the largest
     lost = measure.losses(det, change)
     each = 0.5 * (lost[source] - lost[target])
-    return source, target, each if each > grams else grams
+    if each > grams:
+        grams = each
+    raw = 0.5 * (change[target] - change[source])  # as read, sway left in
+    return source, target, raw if raw > grams else grams
 
 
 def dip_bound(det, deepest_g):
