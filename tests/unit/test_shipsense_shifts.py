@@ -188,3 +188,22 @@ def test_a_deck_slide_on_a_ship_whose_cells_disagree_is_weighed_as_the_zones_rea
         ]
         assert (shift["from"], shift["to"], shift["item"]) == (3, 1, record["item"])
         assert shift["grams"] == pytest.approx(record["grams"], rel=0.12)
+
+
+@pytest.mark.parametrize("after_ms", [400.0, 450.0])
+def test_at_10_sps_a_piece_pressed_onto_a_shifted_one_is_weighed_apart_from_the_move(after_ms):
+    # issue 11 (zoo-mixed-held-back-6 95505): a boat dropped from yard 8 onto 6; before the
+    # move was decided a barrel was pressed onto 6. The move was weighed with the barrel and
+    # the hand on it (a 23.6 g `shift`) and the barrel was placed on 8. The move is weighed on
+    # the samples the total stood back at its level, before the hand's load began
+    signal = ShipSignal(seconds=6.0, noise_g=0.1, table="mat", rate_hz=10)
+    signal.place(8, 11.8, 500.0, press_g=0.0)
+    signal.shift(8, 6, 11.8, 2500.0, flight_ms=200.0)
+    signal.place(6, 6.1, 2730.0 + after_ms, press_g=30.0, press_ms=500.0)
+    events = detect(signal, ITEMS)
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (8, 6, "boat")
+    assert shift["grams"] == pytest.approx(11.8, abs=0.6)
+    boat, barrel = of_type(events, "place")
+    assert (boat["zone"], barrel["zone"], barrel["item"]) == (8, 6, "barrel")
+    assert of_type(events, "fall") == []

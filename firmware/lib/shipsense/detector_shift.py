@@ -17,7 +17,7 @@ def weight_returned(det, events, k):
     in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
     if leave.air_n >= 3:
         in_air = -leave.air_sum / leave.air_n
-    det.returned = records.Returned(leave.onset_k, leave.zones, in_air, leave)
+    det.returned = records.Returned(leave.onset_k, leave.zones, in_air, leave, k)
     det.leave = None
     det.plateau = None
     det.stable_run = 0
@@ -32,6 +32,8 @@ def step(det, events, k, d):
     if loaded_after_fall(det, events, k, d):
         return
     if det.stable_run >= 1 and det.plateau.n >= det.shift_settle_n:
+        if det.plateau.level_g > det.leave_level and shift_before_hand(det, events, k):
+            return  # a moved piece leaves the total as it was: this is a hand's load on it
         decide_shift(det, events, k)
 
 
@@ -48,16 +50,44 @@ def loaded_after_fall(det, events, k, d):
     det.leave = leave
     if fall.fall_before_hand(det, events, k):
         return True
-    det.leave = None  # too short to weigh: the return stands
+    det.leave = None  # too short to weigh: the return stands ...
     det.returned = returned
-    return False
+    # ... and, once it had stood a moment, the move is weighed as it stood before the hand
+    # came (a piece loaded onto the zone it reached was weighed with it: a 12 g boat's move
+    # read 23.6 g at 10 SPS, zoo-mixed-held-back-6 95505)
+    return shift_before_hand(det, events, k)
 
 
-def decide_shift(det, events, k):
-    """The returned weight has settled: a `shift` if it settled on another zone than it left,
-    else a `stay`; the episode goes on (commit.after_commit)."""
+def shift_before_hand(det, events, k):
+    """Decide the returned weight's move over the samples from its return to before the load
+    now rising began; False, deciding nothing, if they are too few or out of the rings."""
     returned = det.returned
-    source, target, settled = moved_between(det, returned.zones, k)
+    h = det.history_n
+    fast = det.fast_ring
+    base = det.base
+    near = det.leave_level
+    end_k = k - 1
+    while end_k > returned.back_k and fast[end_k % h] - base > near:
+        end_k -= 1
+    start = end_k  # back to the first sample the total was back at its level, after the dip
+    while start - 1 > returned.leave.deepest_k and -near <= fast[(start - 1) % h] - base <= near:
+        start -= 1
+    w = end_k - start + 1
+    if w < tuning.SHIFT_BEFORE_HAND_N or k - start >= det.zone_history_n:
+        return False
+    decide_shift(det, events, k, end_k, w)
+    return True
+
+
+def decide_shift(det, events, k, end_k=-1, w=0):
+    """The returned weight has settled (over the still stretch, or the `w` samples up to
+    `end_k`): a `shift` if it settled on another zone than it left, else a `stay`; the
+    episode goes on (commit.after_commit)."""
+    returned = det.returned
+    if end_k < 0:
+        end_k = k
+        w = det.plateau.n
+    source, target, settled = moved_between(det, returned.zones, end_k, w)
     if settled >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
@@ -85,10 +115,11 @@ def decide_shift(det, events, k):
     commit.after_commit(det, k)
 
 
-def moved_between(det, left, k):
+def moved_between(det, left, end_k, w):
     """(source, target, grams): the move from one of the zones weight `left` (0-based) to
-    another zone that best explains how the zones settled, sway taken out, and its grams."""
-    change = measure.zone_change(det, k, det.plateau.n)
+    another zone that best explains how the zones settled (over the `w` samples up to
+    `end_k`), sway taken out, and its grams."""
+    change = measure.zone_change(det, end_k, w)
     projected = det.sway.project_out(change)
     source, target, grams, best = left[0], -1, 0.0, -1.0
     for s in left:

@@ -149,6 +149,7 @@ _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this
 
 # --- leaving, fall and shift ---------------------------------------------------------------
 SHIFT_MIN_G = const(0.9)
+SHIFT_BEFORE_HAND_N = const(2)  # samples a returned weight stood before a hand's load to weigh
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
