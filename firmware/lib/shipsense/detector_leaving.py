@@ -141,6 +141,15 @@ def step(det, events, k, d, sigma_fast):
     drop = det.base - measure.mean_total(det, k, w)
     # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
     if came_back(det, leave, d):
+        if d > det.leave_level and d > -0.5 * leave.deepest:
+            # half as much again as went is back: a landing's ring, or a hand loading the
+            # ship after the total stood back at its level a moment: the move is weighed as
+            # it stood then
+            end_k, w = shift.stood_back(det, leave.deepest_k, k)
+            if w:
+                shift.weight_returned(det, events, k)
+                shift.decide_shift(det, events, k, end_k, w)
+                return
         coming = fast[k % h] - fast[(k - det.progress_n) % h]
         if coming > step_g and coming > tuning.PROGRESS_FRACTION * -leave.deepest:
             # still coming back: wait until it has, for how much came back tells a piece

@@ -106,15 +106,13 @@ class Leave:
 class Returned:
     """A leaving whose weight came back: when it began, the zones it left, the grams
     missing while it was in the air (0 when the dip was too short to weigh), and the Leave
-    itself (what came back may yet prove a hand loading after the piece fell), and the
-    sample it was back by."""
+    itself (what came back may yet prove a hand loading after the piece fell)."""
 
-    def __init__(self, onset_k, zones, grams, leave, back_k):
+    def __init__(self, onset_k, zones, grams, leave):
         self.onset_k = onset_k
         self.zones = zones
         self.grams = grams
         self.leave = leave
-        self.back_k = back_k
 
 
 class PendingTouch:

@@ -17,7 +17,7 @@ def weight_returned(det, events, k):
     in_air = 0.0  # unknown unless the dip was long enough to weigh (not at 10 SPS)
     if leave.air_n >= 3:
         in_air = -leave.air_sum / leave.air_n
-    det.returned = records.Returned(leave.onset_k, leave.zones, in_air, leave, k)
+    det.returned = records.Returned(leave.onset_k, leave.zones, in_air, leave)
     det.leave = None
     det.plateau = None
     det.stable_run = 0
@@ -59,24 +59,35 @@ def loaded_after_fall(det, events, k, d):
 
 
 def shift_before_hand(det, events, k):
-    """Decide the returned weight's move over the samples from its return to before the load
-    now rising began; False, deciding nothing, if they are too few or out of the rings."""
-    returned = det.returned
+    """Decide the returned weight's move over the samples it stood back at its level before
+    the load now rising began (stood_back); False, deciding nothing, if it never did."""
+    end_k, w = stood_back(det, det.returned.leave.deepest_k, k)
+    if not w:
+        return False
+    decide_shift(det, events, k, end_k, w)
+    return True
+
+
+def stood_back(det, deepest_k, k):
+    """(end_k, w): the `w` samples up to `end_k`, after the dip at `deepest_k` and before
+    sample `k`'s rising load began, when the total stood back at its level (a moved piece
+    leaves it as it was); w is 0 if there were too few, or they are out of the zones' rings."""
     h = det.history_n
     fast = det.fast_ring
     base = det.base
     near = det.leave_level
     end_k = k - 1
-    while end_k > returned.back_k and fast[end_k % h] - base > near:
+    while end_k > deepest_k and fast[end_k % h] - base > near:
         end_k -= 1
-    start = end_k  # back to the first sample the total was back at its level, after the dip
-    while start - 1 > returned.leave.deepest_k and -near <= fast[(start - 1) % h] - base <= near:
+    if not -near <= fast[end_k % h] - base <= near:
+        return end_k, 0  # it never stood back at its level before the hand came
+    start = end_k
+    while start - 1 > deepest_k and -near <= fast[(start - 1) % h] - base <= near:
         start -= 1
     w = end_k - start + 1
-    if w < tuning.SHIFT_BEFORE_HAND_N or k - start >= det.zone_history_n:
-        return False
-    decide_shift(det, events, k, end_k, w)
-    return True
+    if w < det.before_hand_n or k - start >= det.zone_history_n:
+        return end_k, 0
+    return end_k, w
 
 
 def decide_shift(det, events, k, end_k=-1, w=0):

@@ -149,7 +149,9 @@ _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this
 
 # --- leaving, fall and shift ---------------------------------------------------------------
 SHIFT_MIN_G = const(0.9)
-SHIFT_BEFORE_HAND_N = const(2)  # samples a returned weight stood before a hand's load to weigh
+# a returned weight that stood at its level this long before a hand's load came is weighed
+# there (two samples at 10 SPS; at 80 SPS the fast mean passes through the level faster)
+_SHIFT_BEFORE_HAND_MS = const(200)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
@@ -325,6 +327,7 @@ def windows(det):
     det.merge_gap_n = ns(_PLATEAU_MERGE_MS)
     det.quiet_n = ns(_QUIET_MS)
     det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
+    det.before_hand_n = max(2, ns(_SHIFT_BEFORE_HAND_MS))
     det.slide_rest_n = ns(_SLIDE_REST_MS)
     det.slide_n = ns(_SLIDE_MS)
     det.silent_lag_n = ns(_SILENT_LAG_MS)
