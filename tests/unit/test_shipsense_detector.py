@@ -30,6 +30,19 @@ def assert_no_cargo_events(events: list[dict]) -> None:
     assert of_type(events, "place", "fall") == [], events
 
 
+def assert_placed_and_fell(events: list[dict], zone: int, item: str, grams: float) -> None:
+    """One piece placed on `zone` and fallen from it, named and weighed as itself."""
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        zone,
+        item,
+        [zone],
+        [item],
+    )
+    assert place["grams"] == pytest.approx(grams, abs=0.6)
+    assert fall["grams"] == pytest.approx(grams, abs=0.6)
+
+
 # --- placing (RR8) -----------------------------------------------------------------------
 
 
@@ -319,15 +332,7 @@ def test_a_piece_held_down_hard_that_topples_as_the_hand_lets_go_is_weighed_by_t
     signal.step(2, 27.0, 1030.0, 80.0)
     signal.step(2, -27.0, 1600.0, 30.0)  # the hand lifts off at once
     signal.fall(3, 9.4, 1680.0, flight_ms=110.0)
-    place, fall = of_type(detect(signal, ITEMS), "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        3,
-        "chest",
-        [3],
-        ["chest"],
-    )
-    assert place["grams"] == pytest.approx(9.4, abs=0.6)
-    assert fall["grams"] == pytest.approx(9.4, abs=0.6)
+    assert_placed_and_fell(detect(signal, ITEMS), 3, "chest", 9.4)
 
 
 @pytest.mark.parametrize("table", ["mat", "piezo"])
@@ -346,15 +351,7 @@ def test_a_piece_pressed_still_that_goes_with_the_hand_is_not_placed_at_hand_and
         assert_no_cargo_events(events)
         assert len(of_type(events, "touch")) == 1
         return
-    place, fall = of_type(events, "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        5,
-        "barrel",
-        [5],
-        ["barrel"],
-    )
-    assert place["grams"] == pytest.approx(6.1, abs=0.6)
-    assert fall["grams"] == pytest.approx(6.1, abs=0.6)
+    assert_placed_and_fell(events, 5, "barrel", 6.1)
 
 
 @pytest.mark.parametrize("table", ["mat", "both"])
@@ -370,14 +367,7 @@ def test_a_pressed_piece_that_stood_a_moment_before_toppling_off_the_top_yard_is
     signal.fall(10, 6.1, hand_left + stood_ms, slide_ms=35.0, flight_ms=285.0)
     events = detect(signal, ITEMS)
     assert of_type(events, "touch") == []
-    place, fall = of_type(events, "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        10,
-        "barrel",
-        [10],
-        ["barrel"],
-    )
-    assert fall["grams"] == pytest.approx(6.1, abs=0.6)
+    assert_placed_and_fell(events, 10, "barrel", 6.1)
 
 
 @pytest.mark.parametrize("table", ["mat", "piezo"])
