@@ -61,8 +61,9 @@ def fits_no_item(det, level):
 def pressed_then_gone(det, plateau):
     """A still load that fits no piece (a hand still pressing on one) and then nothing: the
     piece toppled off as the hand let go, or the hand took it back. Not a place of hand and
-    piece with a fall of both: with a mat, the rise that vanished waits for what the mat
-    felt (detector_rest.end_episode), the piece's weight."""
+    piece with a fall of both: the rise that vanished waits for the table
+    (detector_rest.end_episode): a mat weighs the piece; a piezo alone does not, and the
+    rise, fitting no piece, stays a touch."""
     return fits_no_item(det, plateau.level_g)
 
 
