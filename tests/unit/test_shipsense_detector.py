@@ -395,6 +395,26 @@ def test_a_second_piece_that_topples_off_once_the_first_is_placed_is_a_place_and
     assert fall["grams"] == pytest.approx(3.3, abs=0.5)
 
 
+@pytest.mark.parametrize("gap_ms", [400.0, 425.0, 450.0])
+def test_a_touch_waiting_for_the_table_does_not_take_the_landing_of_a_piece_falling_after_it(
+    gap_ms,
+):
+    # issue 11 (zoo-mixed-held-back-7 97515 at 10 SPS): a hand pressed yard 10 and let go; the
+    # rise that vanished waited for the mat (a piece that toppled off as it was let go?). A
+    # barrel then fell off zone 5 and landed on the mat: its fall was decided, and the touch
+    # took the same landing for a crate placed on 10 and fallen. Once cargo is seen leaving,
+    # the table's next word is its; the rise stays a touch
+    signal = ShipSignal(seconds=6.0, noise_g=0.1, table="mat", rate_hz=10)
+    signal.place(5, 6.1, 300.0, press_g=0.0)
+    signal.touch([10], 22.0, 2000.0, 300.0)
+    signal.fall(5, 6.1, 2300.0 + gap_ms, flight_ms=200.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], fall["zones"], fall["items"]) == (5, [5], ["barrel"])
+    assert [touch["zones"] for touch in of_type(events, "touch")] == [[10]]
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
