@@ -104,36 +104,14 @@ ZOO_HELD_BACK.update({f"zoo-{name}-held-back-2": 60000 + 100 * n for n, name in 
 # Round 2's held-back sets were run once (bench/README.md), so a third round, fixed and
 # committed before the detector's next change; run once, at the end.
 ZOO_HELD_BACK.update({f"zoo-{name}-held-back-3": 70000 + 100 * n for n, name in EARLIER})
-# Round 3's held-back sets were run once (bench/README.md, "Zoo round 3"), so a fourth round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-4": 80000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
-# Round 4's held-back sets were run once (bench/README.md, "Zoo round 4"), so a fifth round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-5": 90000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
-# Round 5's held-back sets were run once (bench/README.md, "Zoo round 5"), so a sixth round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-6": 95000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
-# Round 6's held-back sets were run once (bench/README.md, "Zoo round 6"), so a seventh round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-7": 97000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
-# Round 7's held-back sets were run once (bench/README.md, "Zoo round 7"), so an eighth round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-8": 98000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
-# Round 8's held-back sets were run once (bench/README.md, "Zoo round 8"), so a ninth round,
-# fixed and committed before the detector's next change; run once, at the end.
-ZOO_HELD_BACK.update(
-    {f"zoo-{name}-held-back-9": 99000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
-)
+# From round 4 on, all eight families. Each round's sets were fixed and committed before the
+# detector change they judge and run once, at its end (bench/README.md, "Zoo round N"); the
+# next round's were then fixed before the next change. Round N's seeds: base + 100 n + i.
+HELD_BACK_ROUNDS = {4: 80000, 5: 90000, 6: 95000, 7: 97000, 8: 98000, 9: 99000}
+for _round, _base in HELD_BACK_ROUNDS.items():
+    ZOO_HELD_BACK.update(
+        {f"zoo-{name}-held-back-{_round}": _base + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
+    )
 POOLS["zoo-tuning"] = tuple(ZOO)  # every zoo family's tuning set, scored as one
 # Round 6 tuned on a second set per family, `zoo-FAMILY-2` (seeds 30000 + 100 n + i, the same
 # shape): the first sets were tuned on until they scored near 1.0 while held-back rounds did
