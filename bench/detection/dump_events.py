@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.half or not args.out:
         parser.error("give --half (one or more) and --out, or --compare A B")
     for half in args.half:
-        if half not in {**corpus.HALVES, **corpus.EXTRA, **corpus.ZOO}:
+        if half not in {**corpus.HALVES, **corpus.EXTRA, **corpus.ZOO, **corpus.ZOO_MORE}:
             parser.error(
                 f"--half {half!r}: only the tuning half, `extra` and the zoo's tuning sets"
             )

@@ -110,7 +110,7 @@ def step(det, events, k, d, sigma_fast):
                 return
             if slide.rested_then_moved(det, events, k):
                 return  # it settled on another zone: the piece rested, then moved
-            released(det)  # it settled above the old level: a release
+            place.released(det)  # it settled above the old level: a release
         stretch.update_plateau(det, k, band)
     else:
         det.stable_run = 0
@@ -124,10 +124,3 @@ def step(det, events, k, d, sigma_fast):
         shift.step(det, events, k, d)
         return
     loading.step(det, events, k, d, sigma_fast)
-
-
-def released(det):
-    """The drop on the loaded zone was the hand letting go: it did so when the drop began."""
-    det.released_k = det.dropping_k
-    det.dropping_k = None
-    det.low_run = 0

@@ -58,7 +58,7 @@ def check_leaving(det, events, k, d, leave_level):
             return False
     if plateau is not None and plateau.level_g >= det.floor_g and det.stable_run == 0:
         ready = plateau.n >= (det.commit_min_n if plateau.after_release else det.plain_drop_n)
-        if not ready and rested_as_a_piece(det, plateau) and d > plateau.level_g + leave_level:
+        if not ready and d > plateau.level_g + leave_level and rested_as_a_piece(det, plateau):
             # at 10 SPS an unpressed piece that stood still a moment, fitting a piece well,
             # and a second piece coming onto the ship: keep the first in hand, weigh what comes
             stretch.hold_short_rest(det, plateau, d)

@@ -71,10 +71,15 @@ def nothing_rested(det, k):
     """The pressed load is gone at sample `k` (pressed_then_gone): nothing to place; the hand
     let go when the drop began, and the piece had left by now (it may have slid off slowly)."""
     det.plateau = None
+    released(det)
+    det.gone_k = k
+
+
+def released(det):
+    """The drop on the loaded zone was the hand letting go: it did so when the drop began."""
     det.released_k = det.dropping_k
     det.dropping_k = None
     det.low_run = 0
-    det.gone_k = k
 
 
 def plain_wait_n(det, k, level):
