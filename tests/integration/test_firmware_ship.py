@@ -6,6 +6,7 @@ Each test boots firmware/main.py on a virtual ESP32 whose load cells feel a virt
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -17,7 +18,7 @@ import pytest
 from conftest import require_executable
 from support.service import CEILING_S
 
-from bosun.board import ShipSource, VirtualBoard
+from bosun.board import ShipSource, StillSource, VirtualBoard
 from bosun.bus.dedup import EventDeduplicator
 from bosun.sim import ShipParams, VirtualShip
 from shipsense import protocol, ship_messages
@@ -442,6 +443,54 @@ def test_a_trace_can_be_switched_on_and_off(mosquitto, host):
         times = [row[0] for row in batch["rows"]]
         assert times == sorted(times) and all(row[12] in (0, 1) for row in batch["rows"])
         assert host.command("trace", on=False)["ok"]
+
+
+class GatedSource:
+    """A still ship whose feed stops after `rows` samples until `gate` is set: a host too
+    busy to keep up with the board."""
+
+    def __init__(self, rows: int) -> None:
+        self.inner = StillSource()
+        self.left = rows
+        self.gate = threading.Event()
+
+    def next_sample(self):
+        if self.left:
+            self.left -= 1
+        else:
+            self.gate.wait(CEILING_S)
+        return self.inner.next_sample()
+
+    def inject(self, fn: Callable[[Any], Any]) -> Any:
+        return self.inner.inject(fn)
+
+
+def test_a_feed_that_falls_behind_holds_the_world_still_and_the_board_says_how_long(
+    mosquitto, host
+):
+    source = GatedSource(rows=240)
+    try:
+        with VirtualBoard(TABLE, mosquitto.url, source, config={"trace": True}) as board:
+            board.wait_for(lambda: board.rows_used >= 240, timeout_s=CEILING_S)
+            assert board.held_ticks == 0
+            seen = len(trace_rows(host))
+            host.wait_for(lambda: len(trace_rows(host)) >= seen + 60)
+            source.gate.set()
+            board.wait_for(lambda: board.held_ticks >= 20, timeout_s=CEILING_S)
+    finally:
+        source.gate.set()
+    rows = [tuple(row[1:]) for row in trace_rows(host)]
+    # The load cells' noise makes every fed conversion differ; held ones repeat exactly.
+    longest = run = 1
+    for before, after in itertools.pairwise(rows):
+        run = run + 1 if after == before else 1
+        longest = max(longest, run)
+    assert longest >= 20
+    assert board.held_ticks >= longest - 1
+
+
+def trace_rows(host: HostView) -> list[list]:
+    return [row for batch in host.of(protocol.TRACE) for row in batch["rows"]]
 
 
 def test_a_restart_command_reboots_with_a_new_boot_id(mosquitto, host):

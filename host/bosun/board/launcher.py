@@ -14,8 +14,10 @@
 firmware/config.json with the table, broker and test overrides; calibration.json matching
 the virtual load cells unless told otherwise), with the virtual `machine`, `neopixel` and
 `network` first on MICROPYPATH. A feeder thread turns each sample of the source into HX711
-counts through `analog.LoadCellModel` and sends them over a loopback socket, at most
-`window` conversions ahead of the board (so injected actions show within ~window/rate s).
+counts through `analog.LoadCellModel` and sends them over a loopback socket, `window`
+conversions ahead of the board (WINDOW_MS by default, so injected actions show within about
+that). A host too busy to keep up makes the board's world hold still, which no real ship
+does (a pressed piece looks pressed for as long): `held_ticks` counts those conversions.
 The board's LED frames, watchdog feeds and resets come back the same way; its stdout is
 the serial console (`console`), or, with `link="serial"`, a pseudo-terminal whose other
 end (`serial_port`) is what `bosun bridge --serial` opens.
@@ -62,6 +64,11 @@ PWRON_RESET = 1
 HARD_RESET = 2
 WDT_RESET = 3
 MAX_FRAMES = 5000
+# The feeder's lead over the board: a host stalled for longer (a loaded CI machine) freezes
+# the board's world. 400 ms rides out the stalls seen with two test workers on two cores;
+# an injected action shows that much later.
+WINDOW_MS = 400
+MIN_WINDOW = 8
 AMPLIFIER_MODES = ("ok", "silent", "stuck", "saturated")
 
 
@@ -95,7 +102,7 @@ class VirtualBoard:
         rate_hz: int = 80,
         drop_sensor: str = "both",
         seed: int | str = 0,
-        window: int = 8,
+        window: int | None = None,
         flash_dir: str | Path | None = None,
         auto_restart: bool = True,
         on_console: Callable[[str], None] | None = None,
@@ -109,7 +116,8 @@ class VirtualBoard:
         self.link = link
         self.rate_hz = rate_hz
         self.drop_sensor = drop_sensor
-        self.window = window
+        # Rows the feeder keeps ahead of the board: WINDOW_MS of them, at least MIN_WINDOW.
+        self.window = window or max(MIN_WINDOW, rate_hz * WINDOW_MS // 1000)
         self.auto_restart = auto_restart
         self.on_console = on_console
         self.executable = executable or find_micropython()
@@ -134,6 +142,7 @@ class VirtualBoard:
         self.exit_code: int | None = None
         self.rows_sent = 0
         self.rows_used = 0
+        self.held_ticks = 0  # conversions the board's world held still, for want of a row
         self.extra_g = [0.0] * self.channels
         self.serial_port: str | None = None
         self._changed = threading.Condition()
@@ -434,7 +443,7 @@ class VirtualBoard:
                 kind = buffer[0:1]
                 if kind in (b"H", b"F", b"Z"):
                     size = 1
-                elif kind in (b"R", b"W"):
+                elif kind in (b"R", b"W", b"U"):
                     size = 5
                 elif kind == b"L":
                     if len(buffer) < 3:
@@ -458,6 +467,8 @@ class VirtualBoard:
                 self.frames.append((time.monotonic(), pixels))
                 if len(self.frames) > MAX_FRAMES:
                     del self.frames[: len(self.frames) - MAX_FRAMES]
+            elif kind == b"U":
+                self.held_ticks = struct.unpack_from("<I", frame, 1)[0]
             elif kind == b"W":
                 self._wdt_timeout_s = struct.unpack_from("<I", frame, 1)[0] / 1000.0
                 self._wdt_fed = time.monotonic()

@@ -8,13 +8,15 @@ modules delegate to `board` here. Two ways to drive it:
   (the virtual ship's loads through the load cell model) plus control messages, and gets
   back LED frames, watchdog feeds, reset requests and how many rows were used.
 Rows are consumed one per conversion tick in real time; if none is waiting the analogue
-world holds still (the last row stays). Nothing here prints to stdout: that is the ship's
+world holds still (the last row stays), which no real ship does: the host is told how many
+ticks it held (b"U"). Nothing here prints to stdout: that is the ship's
 serial console.
 
 Feed frames, host to board: b"S" n:u8 n*i32 impact:u8 (a row), b"J" len:u16 JSON (control:
 {"wire": {...}}, {"amp": [channel, mode]}, {"wifi": bool}). Board to host: b"H" (hello),
 b"R" u32 (rows used), b"L" len:u16 RGB bytes (a frame), b"W" u32 (watchdog started, ms),
-b"F" (watchdog fed), b"Z" (reset requested). All integers little-endian.
+b"F" (watchdog fed), b"Z" (reset requested), b"U" u32 (conversion ticks the world has held
+still so far, for want of a row; sent when rows come again). All integers little-endian.
 """
 
 import json
@@ -60,6 +62,8 @@ class Board:
         self.row = None
         self.rows = []
         self.rows_used = 0
+        self.held_ticks = 0
+        self.held = 0
         self.impact = 0
         self.piezo_gpio = None
         self.irq = {}
@@ -172,10 +176,16 @@ class Board:
             self._receive()
         impact = self.impact
         if self.rows:
+            if self.held:
+                self.held_ticks += self.held
+                self.held = 0
+                self._send(b"U" + struct.pack("<I", self.held_ticks))
             self.row, impact = self.rows.pop(0)
             self.rows_used += 1
             if self.rows_used % 2 == 0:
                 self._send(b"R" + struct.pack("<I", self.rows_used))
+        elif self.sock is not None:
+            self.held += 1  # the host is late: the world holds still, and the host is told
         if impact and not self.impact:
             self._edge(self.piezo_gpio, IRQ_RISING)
         elif self.impact and not impact:
