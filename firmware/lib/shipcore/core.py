@@ -101,6 +101,7 @@ class ShipCore:
         self._weights_n = 0
         now_ms = clock.ticks_ms()
         self.t_ms = 0
+        self._impact_held = 0
         self.weights_due_ms = clock.ticks_add(now_ms, cfg["weights_interval_ms"])
         self.status_due_ms = clock.ticks_add(now_ms, cfg["status_interval_s"] * 1000)
         self.restart_at_ms: int | None = None
@@ -238,6 +239,18 @@ class ShipCore:
         cells = self.cells
         for event in cells.sample(t_ms, not_ready, elapsed_ms):
             self.emit(event)
+        if not cells.settled:
+            # A working channel gave no fresh reading (a missed conversion, the settling after
+            # a power-down): its grams are the last ones. Fed to the detector as new, they
+            # would say the ship held still while it may not have (a landing unseen, a fall
+            # decided too soon); to the detector, the weights and the trace this train is a
+            # missed conversion. A piezo hit waits for the next train.
+            if impact:
+                self._impact_held = 1
+            return
+        if self._impact_held and impact is not None:
+            impact = 1
+            self._impact_held = 0
         if self.detector is not None:
             try:
                 for event in self.detector.feed(t_ms, cells.zones_g, cells.table_g, impact):
@@ -249,7 +262,7 @@ class ShipCore:
                 if self.detector_errors == 1:
                     print_exception(error)
                 self.detector_problem = f"failed {self.detector_errors} times: {error!r}"
-        if cells.settled and self.commands.measurement is not None:
+        if self.commands.measurement is not None:
             result = self.commands.on_sample(self.bus.values)
             if result is not None:
                 self._send_result(result)

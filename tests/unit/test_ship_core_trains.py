@@ -1,0 +1,118 @@
+"""Trains the load cells could not read fresh are missed conversions to the detector
+(firmware/lib/shipcore/core.py), run under CPython as bosun's virtual ships run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shipcore import settings
+from shipcore.core import ShipCore
+
+ZONES = 10
+SCALE = 100.0  # counts a gram: the default calibration's scale below
+
+
+class Bus:
+    """The HX711 bus as LoadCells reads it (the ESP32's pins cannot exist here): the test sets
+    each train's counts and whether the read worked."""
+
+    def __init__(self, channels: int) -> None:
+        self.values = [0] * channels
+        self.active = (1 << channels) - 1
+        self.powered_down = False
+        self.ok = True
+        self.longest_high_us = 0
+
+    def set_active(self, mask: int) -> None:
+        self.active = mask
+
+    def read(self) -> bool:
+        return self.ok
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0
+
+    def ticks_ms(self) -> int:
+        return self.now
+
+    @staticmethod
+    def ticks_diff(a: int, b: int) -> int:
+        return a - b
+
+    @staticmethod
+    def ticks_add(a: int, b: int) -> int:
+        return a + b
+
+
+class Core(ShipCore):
+    def send(self, name: str, payload: bytes) -> None:
+        pass
+
+    def set_status(self, payload: bytes) -> None:
+        pass
+
+
+def make_core(tmp_path: Path) -> tuple[Core, Bus]:
+    raw = {
+        "table": "t1",
+        "wifi": {"ssid": "x", "password": ""},
+        "mqtt": {"url": "mqtt://127.0.0.1:1883"},
+        "default_counts_per_g": SCALE,
+        "trace": True,  # rows stay in core.trace_rows: only periodic() sends them
+    }
+    config, problems = settings.check(raw)
+    assert not problems, problems
+    bus = Bus(ZONES + 1)
+    core = Core(
+        config,
+        [],
+        bus,
+        Clock(),
+        str(tmp_path / "config.json"),
+        str(tmp_path / "calibration.json"),
+        log=lambda _text: None,
+    )
+    return core, bus
+
+
+def train(core: Core, bus: Bus, n: int, grams: list[float], impact: int = 0) -> None:
+    """`n` conversion periods with zone loads `grams` (zone 1 first), a few counts of noise."""
+    for _ in range(n):
+        core.t_ms += 12
+        for ch in range(ZONES + 1):
+            load = grams[ch] if ch < len(grams) else 0.0
+            bus.values[ch] = round(load * SCALE) + core.t_ms % 3
+        core.sample(core.t_ms, 0, 12, impact)
+
+
+def test_a_train_that_could_not_be_read_is_no_sample_for_the_detector_or_the_trace(tmp_path):
+    core, bus = make_core(tmp_path)
+    train(core, bus, 40, [0.0])
+    fed, traced = core.detector.k, len(core.trace_rows)
+    assert traced > 20  # settled trains were fed and traced, one row each
+    bus.ok = False  # preempted mid-train: the bus threw it away
+    train(core, bus, 3, [5.0])
+    assert (core.detector.k, len(core.trace_rows)) == (fed, traced)
+    bus.ok = True
+    train(core, bus, 1, [5.0])
+    assert core.detector.k == fed + 1
+    assert abs(core.trace_rows[-1][1] - 5.0) < 0.05
+
+
+def test_the_settling_after_a_power_down_is_skipped_and_a_piezo_hit_in_it_is_not_lost(tmp_path):
+    core, bus = make_core(tmp_path)
+    train(core, bus, 40, [0.0])
+    fed = core.detector.k
+    bus.ok, bus.powered_down = False, True  # SCK held high too long: every chip reset
+    train(core, bus, 1, [0.0])
+    bus.ok, bus.powered_down = True, False
+    train(core, bus, 1, [0.0], impact=1)  # a settling reading, and the piezo felt a hit
+    assert core.detector.k == fed
+    settling = core.cells.settled
+    train(core, bus, 8, [0.0])
+    assert not settling and core.cells.settled
+    rows = core.trace_rows[-(core.detector.k - fed) :]
+    # the hit comes with the first fresh train, once
+    assert [row[-1] for row in rows][:2] == [1, 0]
