@@ -52,7 +52,11 @@ def next_readout():
     for _ in range(100):
         start = time.ticks_ms()
         while not bus.ready():
-            assert time.ticks_diff(time.ticks_ms(), start) < 500, "no conversion"
+            # Another MicroPython process may hold the one core they share (own_core): the
+            # wait yields it, and a late wake-up looks again before it says "no conversion".
+            late = time.ticks_diff(time.ticks_ms(), start) > 5000
+            assert not late or bus.ready(), "no conversion"
+            time.sleep_ms(1)
         clock.levels = []
         if bus.read():  # False: this process was preempted mid-pulse; take the next one
             return clock.levels, bus.values[0]
