@@ -94,9 +94,8 @@ def test_a_pi_ship_publishes_what_an_esp32_ship_does_and_obeys_commands(
         assert status["table"] == TABLE and status["calibration"]
         # the detector learns the empty ship, then a boat is set down on zone 2 (~150 ms)
         host.wait_for(lambda: len(host.of(protocol.WEIGHTS)) >= 5)
-        for step in range(1, 16):
-            amplifiers.set_grams(1, BOAT_G * step / 15, cells[1].offset, cells[1].counts_per_g)
-            time.sleep(0.01)
+        ramp = [BOAT_G * step / 15 for step in range(1, 16)]
+        amplifiers.ramp_grams(1, ramp, cells[1].offset, cells[1].counts_per_g)
         (place,) = host.wait_for(lambda: [e for e in events() if e["type"] == "place"])
         assert place["zone"] == 2 and place["grams"] == pytest.approx(BOAT_G, abs=0.5)
         assert place["item"] == "boat" and place["seq"] >= 1 and place["boot"] == status["boot"]

@@ -74,6 +74,7 @@ class Amplifiers:
         self.sck_offset = sck
         self.douts = list(douts)
         self.counts = [0] * len(douts)
+        self.ramps: dict[int, list[int]] = {}  # channel: inputs still to come, one a conversion
         self.lock = threading.Lock()
         self.sck_level = 0
         self.sck_rise_us = 0
@@ -91,8 +92,19 @@ class Amplifiers:
         with self.lock:
             self.counts[channel] = round(offset + grams * counts_per_g)
 
-    # what the model asks of its board
+    def ramp_grams(
+        self, channel: int, grams: list[float], offset: int, counts_per_g: float
+    ) -> None:
+        """`grams` one conversion after another, the last held: a load paced by the chip's
+        own clock, whatever the test's thread is doing meanwhile."""
+        with self.lock:
+            self.ramps[channel] = [round(offset + g * counts_per_g) for g in grams]
+
+    # what the model asks of its board (once a conversion and channel)
     def raw_for(self, channel: int, gain: int) -> int:
+        ramp = self.ramps.get(channel)
+        if ramp:
+            self.counts[channel] = ramp.pop(0)
         value = self.counts[channel]
         if self.noise_counts:
             value += round(self._rng.gauss(0.0, self.noise_counts))
