@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from shipcore import settings
 from shipcore.core import ShipCore
+from shipsense import protocol
 
 ZONES = 10
 SCALE = 100.0  # counts a gram: the default calibration's scale below
@@ -116,3 +118,18 @@ def test_the_settling_after_a_power_down_is_skipped_and_a_piezo_hit_in_it_is_not
     rows = core.trace_rows[-(core.detector.k - fed) :]
     # the hit comes with the first fresh train, once
     assert [row[-1] for row in rows][:2] == [1, 0]
+
+
+def test_weights_without_a_fresh_train_since_the_last_say_the_last_readings_not_zero(tmp_path):
+    sent: list[tuple[str, bytes]] = []
+    core, bus = make_core(tmp_path)
+    core.send = lambda name, payload: sent.append((name, payload))  # type: ignore[method-assign]
+    train(core, bus, 30, [0.0])  # tared
+    core.periodic(10**6)
+    train(core, bus, 20, [0.0, 4.0])
+    core.periodic(2 * 10**6)
+    bus.ok = False  # every train of the next interval thrown away
+    train(core, bus, 5, [0.0, 4.0])
+    core.periodic(3 * 10**6)
+    weights = [json.loads(payload) for name, payload in sent if name == protocol.WEIGHTS]
+    assert [round(w["zones_g"][1]) for w in weights] == [0, 4, 4]

@@ -303,9 +303,13 @@ class ShipCore:
         return worked
 
     def _publish_weights(self) -> None:
-        n = self._weights_n or 1
-        zones_g = [s / n for s in self._weights_sum]
-        table_g = self._table_sum / n if self.cells.table_g is not None else None
+        n = self._weights_n
+        if n:
+            zones_g = [s / n for s in self._weights_sum]
+            table_g = self._table_sum / n if self.cells.table_g is not None else None
+        else:  # no fresh train since the last: the last readings, as the cells hold them
+            zones_g = list(self.cells.zones_g)
+            table_g = self.cells.table_g
         faults = [ch + 1 for ch in range(self.zones) if self.cells.fault[ch]]
         for z in range(self.zones):
             self._weights_sum[z] = 0.0
