@@ -9,8 +9,7 @@ modules delegate to `board` here. Two ways to drive it:
   back LED frames, watchdog feeds, reset requests and how many rows were used.
 Rows are consumed one per conversion tick in real time; if none is waiting the analogue
 world holds still (the last row stays), which no real ship does: the host is told how many
-ticks it held (b"U"). Nothing here prints to stdout: that is the ship's
-serial console.
+ticks it held (b"U"). Nothing here prints to stdout: that is the ship's serial console.
 
 Feed frames, host to board: b"S" n:u8 n*i32 impact:u8 (a row), b"J" len:u16 JSON (control:
 {"wire": {...}}, {"amp": [channel, mode]}, {"wifi": bool}). Board to host: b"H" (hello),
