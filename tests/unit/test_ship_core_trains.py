@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bosun.demo.virtual_ship import CellsBus
 from bosun.pi.ship import MonotonicClock
 from shipcore import settings
 from shipcore.core import ShipCore
@@ -15,19 +16,11 @@ ZONES = 10
 SCALE = 100.0  # counts a gram: the default calibration's scale below
 
 
-class Bus:
-    """The HX711 bus as LoadCells reads it (the ESP32's pins cannot exist here): the test sets
-    each train's counts and whether the read worked."""
+class Bus(CellsBus):
+    """The virtual ships' HX711 bus (the ESP32's pins cannot exist here), whose reads can
+    fail: the test sets each train's counts and whether the read worked."""
 
-    def __init__(self, channels: int) -> None:
-        self.values = [0] * channels
-        self.active = (1 << channels) - 1
-        self.powered_down = False
-        self.ok = True
-        self.longest_high_us = 0
-
-    def set_active(self, mask: int) -> None:
-        self.active = mask
+    ok = True
 
     def read(self) -> bool:
         return self.ok

@@ -17,11 +17,9 @@ from shipsense import detector_tuning as tuning
 
 def notice(det, events, k, d, leave_level, onset=None):
     """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not)."""
-    if det.pending is not None:
-        # cargo is leaving: what the table feels next may be it, not the piece a rise that
-        # vanished before might have toppled (that stays a touch)
-        events.append(det.pending.touch)
-        det.pending = None
+    # cargo is leaving: what the table feels next may be it, not the piece a rise that
+    # vanished before might have toppled (that stays a touch)
+    records.touch_after_all(det, events)
     if onset is None:
         onset = measure.find_onset(det, k, leave_level * 0.3)
     change = measure.zone_change(det, k, det.fast_n)

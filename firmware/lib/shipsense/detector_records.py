@@ -131,6 +131,13 @@ class PendingTouch:
         self.mat = False
 
 
+def touch_after_all(det, events):
+    """The rise waiting for the table (`det.pending`), if any, was a touch: send it."""
+    if det.pending is not None:
+        events.append(det.pending.touch)
+        det.pending = None
+
+
 class LastPlace:
     """The latest place (with items): its sample, zone (0-based), grams and item, and what
     the zone held before it (its committed level then)."""

@@ -229,9 +229,7 @@ def end_episode(det, events, k):
             "grams": measure.rounded_g(swing),
             "zones": zones,
         }
-        if det.pending is not None:
-            events.append(det.pending.touch)  # the table said nothing in time: a touch
-            det.pending = None
+        records.touch_after_all(det, events)  # the table said nothing in time: a touch
         table = det.table_sense
         if (
             zones
@@ -324,8 +322,7 @@ def pending_step(det, k, table_events, events):
         topple_as_risen(det, events)
         return
     if k > pending.until_k:
-        events.append(pending.touch)
-        det.pending = None
+        records.touch_after_all(det, events)
 
 
 def left_zone(det, k, released):
