@@ -178,6 +178,12 @@ def summary(s: Score) -> dict:
             "recall": round(shift[1], 4),
             "f1": round(shift[2], 4),
         },
+        "unweighed_topples": {  # toppled as let go, weighed by no sensor (score.UNWEIGHED_WHY)
+            "places": s.unweighed,
+            "caught": s.caught_topples,
+            "place_f1_without": round(s.place_prf_weighed()[2], 4),
+            "fall_f1_without": round(s.fall_prf_weighed()[2], 4),
+        },
         "fallen_grams_right": ratio(s.fall_grams_right, s.fall_found),
         "items_exact": ratio(
             s.place_items_right + s.fall_items_right, s.place_items + s.fall_items
@@ -251,6 +257,14 @@ def report(label: str, s: Score, misses: bool) -> None:
             f"[{label}] toppled as let go and caught by a hand (to the sensors a hand taking "
             f"its piece back): {s.caught_topples}; of them missed: places "
             f"{s.caught_topple_places_missed}, falls {s.caught_topple_falls_missed}"
+        )
+    if s.unweighed:
+        place, fall = s.place_prf_weighed()[2], s.fall_prf_weighed()[2]
+        print(
+            f"[{label}] toppled as let go and weighed by no sensor (caught, bounced off the "
+            f"mat, or no mat): {s.unweighed} places, {s.unweighed_falls} falls, of them found "
+            f"{s.unweighed_place_tp} and {s.unweighed_fall_tp}; without them place F1 "
+            f"{place:.3f}, fall F1 {fall:.3f}"
         )
     print(
         f"[{label}] false places/falls around touches and knocks: "

@@ -25,11 +25,19 @@ FALL_LATE_MS = 1500.0  # after the last piece left
 DISTURBANCE_AFTER_MS = 2000.0  # a false event this soon after a touch/knock is blamed on it
 TABLE_LATE_MS = 1500.0  # table events this long after the last piece landed count for its fall
 MAT_FELT_G = 0.5  # the referee's threshold: less than this on the mat is nothing
-# A piece that leaves its zone this soon after the hand let go toppled as it was let go; one
-# a hand then caught never reached the table: to every sensor the same as a hand that set a
-# piece down and took it back (a touch). Counted apart so that what no sensor can tell is
-# seen beside the detector's own misses.
+# A piece that leaves its zone this soon after the hand let go toppled as it was let go, so the
+# ship never felt it alone: it weighed hand and piece, then nothing. Unless the mat then held
+# it, no sensor weighed that piece: one a hand caught never reached the table (to every sensor
+# a hand that set a piece down and took it back: a touch); one that bounced off the mat or
+# struck a table without a mat was only heard. Such topples are counted apart, and the
+# figures are also given without them, so that what no sensor can tell is seen beside the
+# detector's own misses. They stay in the main figures.
 TOPPLE_AT_RELEASE_MS = 50.0
+UNWEIGHED_WHY = {
+    "caught": "caught as it toppled",
+    "bounced": "toppled as let go, bounced off the mat",
+    "no mat": "toppled as let go onto a table with no mat",
+}
 
 
 def tolerance_g(grams: float) -> float:
@@ -90,6 +98,14 @@ class Score:
     caught_topples: int = 0  # placements that toppled as let go and were caught by a hand
     caught_topple_places_missed: int = 0
     caught_topple_falls_missed: int = 0
+    # placements that toppled as let go and that no sensor weighed (UNWEIGHED_WHY; caught
+    # ones included): truth records, and the detector's events spent on them
+    unweighed: int = 0
+    unweighed_place_tp: int = 0
+    unweighed_place_events: int = 0
+    unweighed_falls: int = 0
+    unweighed_fall_tp: int = 0
+    unweighed_fall_events: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -113,6 +129,21 @@ class Score:
     def fall_prf(self) -> tuple[float, float, float]:
         return self.f1(self.fall_tp, self.fall_events, self.falls)
 
+    def place_prf_weighed(self) -> tuple[float, float, float]:
+        """Places as if the unweighed topples had not happened (their events set aside)."""
+        return self.f1(
+            self.place_tp - self.unweighed_place_tp,
+            self.place_events - self.unweighed_place_events,
+            self.places - self.unweighed,
+        )
+
+    def fall_prf_weighed(self) -> tuple[float, float, float]:
+        return self.f1(
+            self.fall_tp - self.unweighed_fall_tp,
+            self.fall_events - self.unweighed_fall_events,
+            self.falls - self.unweighed_falls,
+        )
+
     def shift_prf(self) -> tuple[float, float, float]:
         return self.f1(self.shift_tp, self.shift_events, self.shifts)
 
@@ -123,22 +154,27 @@ def _fall_window(record: dict) -> tuple[float, float]:
     return min(starts) - FALL_EARLY_MS, max(leaves) + FALL_LATE_MS
 
 
-def caught_topples(places: list[dict], falls: list[dict]) -> set[tuple[str, float]]:
-    """(piece, release ms) of each truth placement that toppled off as it was let go and was
-    caught by a hand (TOPPLE_AT_RELEASE_MS)."""
-    caught = {
-        (piece["piece"], piece["start_ms"])
+def unweighed_topples(
+    places: list[dict], falls: list[dict], table: str | None
+) -> dict[tuple[str, float], str]:
+    """(piece, release ms) of each truth placement that toppled off as it was let go and that
+    no sensor weighed, with why (a key of UNWEIGHED_WHY). `table` is the session's table kind
+    (None: unknown, so only the caught ones are sure)."""
+    outcomes = {
+        (piece["piece"], piece["start_ms"]): piece["outcome"]
         for record in falls
         for piece in record["pieces"]
-        if piece["outcome"] == "caught"
     }
-    return {
-        (r["piece"], r["t_ms"])
-        for r in places
-        if r.get("left_ms") is not None
-        and r["left_ms"] - r["t_ms"] < TOPPLE_AT_RELEASE_MS
-        and (r["piece"], r["left_ms"]) in caught
-    }
+    found: dict[tuple[str, float], str] = {}
+    for r in places:
+        if r.get("left_ms") is None or r["left_ms"] - r["t_ms"] >= TOPPLE_AT_RELEASE_MS:
+            continue
+        outcome = outcomes.get((r["piece"], r["left_ms"]))
+        if outcome in ("caught", "bounced"):
+            found[r["piece"], r["t_ms"]] = outcome
+        elif outcome == "landed" and table in ("piezo", "none"):
+            found[r["piece"], r["t_ms"]] = "no mat"
+    return found
 
 
 def _window(det_places: list[dict], t: float, used: set[int]) -> list[tuple[int, dict]]:
@@ -166,8 +202,10 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
     s.knocks = sum(1 for r in records if r["type"] == "knock")
     s.touch_events = sum(1 for e in events if e["type"] == "touch")
     s.knock_events = sum(1 for e in events if e["type"] == "knock")
-    topples = caught_topples(places, falls)
-    s.caught_topples = len(topples)
+    session = next((r for r in truth if r.get("type") == "session"), {})
+    unweighed = unweighed_topples(places, falls, session.get("table"))
+    s.caught_topples = sum(1 for why in unweighed.values() if why == "caught")
+    s.unweighed = len(unweighed)
 
     # --- places ---------------------------------------------------------------------------
     det_places = [e for e in events if e["type"] == "place"]
@@ -196,9 +234,13 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             used.add(best[0])
     for n, record in enumerate(places):
         t = record["t_ms"]
+        why = unweighed.get((record["piece"], t))
+        note = f" ({UNWEIGHED_WHY[why]})" if why else ""
         if n in matched:
             i, e = matched[n]
             s.place_tp += 1
+            s.unweighed_place_tp += bool(why)
+            s.unweighed_place_events += bool(why)
             s.latency_place.append(e["decided_ms"] - t)
             if "item" in e:
                 s.place_items += 1
@@ -212,9 +254,7 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             continue
         candidates = _window(det_places, t, used)
         if not candidates:
-            caught = (record["piece"], t) in topples
-            s.caught_topple_places_missed += caught
-            note = " (caught as it toppled)" if caught else ""
+            s.caught_topple_places_missed += why == "caught"
             s.misses.append(
                 f"{label} place missed at {t:.0f} z{record['zone']} {record['grams']}{note}"
             )
@@ -222,13 +262,14 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         same_zone = [(i, e) for i, e in candidates if e["zone"] == record["zone"]]
         i, e = (same_zone or candidates)[0]
         used.add(i)
+        s.unweighed_place_events += bool(why)
         if e["zone"] != record["zone"]:
             s.place_zone_wrong += 1
         else:
             s.place_grams_wrong += 1
         s.misses.append(
             f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
-            f"truth z{record['zone']} {record['grams']} g"
+            f"truth z{record['zone']} {record['grams']} g{note}"
         )
     for i, e in enumerate(det_places):
         if i not in used:
@@ -268,14 +309,22 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             s.latency_leaving.append(notices[0]["decided_ms"] - t)
         else:
             s.leaving_missed += 1
-        if not group:
-            caught = len(record["pieces"]) == 1 and any(
-                piece == record["pieces"][0]["piece"]
-                and at <= first_start < at + TOPPLE_AT_RELEASE_MS
-                for piece, at in topples
+        why = None
+        if len(record["pieces"]) == 1:
+            why = next(
+                (
+                    reason
+                    for (piece, at), reason in unweighed.items()
+                    if piece == record["pieces"][0]["piece"]
+                    and at <= first_start < at + TOPPLE_AT_RELEASE_MS
+                ),
+                None,
             )
-            s.caught_topple_falls_missed += caught
-            note = " (caught as it toppled)" if caught else ""
+        note = f" ({UNWEIGHED_WHY[why]})" if why else ""
+        s.unweighed_falls += bool(why)
+        s.unweighed_fall_events += bool(why and group)
+        if not group:
+            s.caught_topple_falls_missed += why == "caught"
             s.misses.append(
                 f"{label} fall missed at {t:.0f} {record['grams']} g {record['zones']}{note}"
             )
@@ -284,6 +333,7 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         total = sum(e["grams"] for e in group)
         if grams_ok(total, record["grams"]):
             s.fall_tp += 1
+            s.unweighed_fall_tp += bool(why)
             s.fall_grams_right += 1
             s.latency_fall.append(min(e["decided_ms"] for e in group) - t)
             if all("items" in e for e in group):
@@ -303,7 +353,7 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         else:
             s.misses.append(
                 f"{label} fall grams {total:.2f} != {record['grams']} at {t:.0f} "
-                f"({len(group)} events)"
+                f"({len(group)} events){note}"
             )
     for e in strays:
         s.spurious_fall += 1

@@ -52,3 +52,64 @@ def test_a_place_that_fits_no_record_in_its_window_is_wrong_once_and_never_right
     truth = [_place(1000.0, 3, 5.0, "plank")]
     score = score_trace(truth, [_event(1800.0, 3, 9.0, "chest")])
     assert (score.place_tp, score.place_grams_wrong, score.spurious_place) == (0, 1, 0)
+
+
+def _topple(t_ms: float, zone: int, grams: float, item: str, outcome: str) -> list[dict]:
+    """A piece let go at `t_ms` that left its zone 20 ms later and went `outcome`."""
+    piece = f"{item}#{int(t_ms)}"
+    place = _place(t_ms, zone, grams, item) | {"piece": piece, "left_ms": t_ms}
+    fall = {
+        "type": "fall",
+        "t_ms": t_ms + 20.0,
+        "grams": grams,
+        "zones": [zone],
+        "items": [item],
+        "pieces": [
+            {
+                "piece": piece,
+                "item": item,
+                "zone": zone,
+                "grams": grams,
+                "start_ms": t_ms,
+                "leave_ms": t_ms + 20.0,
+                "outcome": outcome,
+                "land_ms": None if outcome == "caught" else t_ms + 250.0,
+                "off_mat_ms": t_ms + 380.0 if outcome == "bounced" else None,
+            }
+        ],
+    }
+    return [place, fall]
+
+
+def _session(table: str) -> dict:
+    return {"type": "session", "seed": 1, "level": "none", "rate_sps": 80, "table": table}
+
+
+def test_topples_that_no_sensor_weighed_are_counted_apart_and_left_in_the_main_figures():
+    # on a table with the mat: a caught and a bounced topple are unweighed; one that landed
+    # and stayed on the mat was weighed, so missing it is the detector's own miss
+    truth = [_session("mat")]
+    truth += _topple(1000.0, 5, 5.9, "barrel", "caught")
+    truth += _topple(9000.0, 6, 7.5, "crate", "bounced")
+    truth += _topple(17000.0, 7, 3.3, "bottle", "landed")
+    truth.append(_place(25000.0, 8, 9.3, "chest"))
+    score = score_trace(truth, [_event(25800.0, 8, 9.31, "chest")])
+    assert (score.unweighed, score.unweighed_falls, score.caught_topples) == (2, 2, 1)
+    assert score.place_prf()[1] == 1 / 4
+    assert score.place_prf_weighed()[1] == 1 / 2  # the bottle on the mat still counts
+    assert score.fall_prf_weighed()[1] == 0.0
+    notes = [m for m in score.misses if "(" in m]
+    assert sum("caught as it toppled" in m for m in notes) == 2  # its place and its fall
+    assert sum("bounced off the mat" in m for m in notes) == 2
+    assert not any("bottle" in m or "3.3" in m for m in notes)
+
+
+def test_a_topple_onto_a_table_without_a_mat_is_unweighed_and_its_events_are_set_aside():
+    truth = [_session("piezo"), *_topple(1000.0, 5, 5.9, "barrel", "landed")]
+    truth.append(_place(9000.0, 8, 9.3, "chest"))
+    # the detector read the pressed level as a wrong place: set aside with its record
+    events = [_event(1700.0, 5, 13.0, "boat"), _event(9800.0, 8, 9.3, "chest")]
+    score = score_trace(truth, events)
+    assert (score.unweighed, score.unweighed_place_events, score.place_grams_wrong) == (1, 1, 1)
+    assert score.place_prf()[2] < 1.0
+    assert score.place_prf_weighed() == (1.0, 1.0, 1.0)
