@@ -183,6 +183,10 @@ def summary(s: Score) -> dict:
             "caught": s.caught_topples,
             "place_f1_without": round(s.place_prf_weighed()[2], 4),
             "fall_f1_without": round(s.fall_prf_weighed()[2], 4),
+            "heard_not_placed": s.heard_topples,
+            "heard_marked_toppled": s.heard_topples_marked,
+            "toppled_touches": s.toppled_touches,
+            "toppled_touches_false": s.toppled_touches_false,
         },
         "fallen_grams_right": ratio(s.fall_grams_right, s.fall_found),
         "items_exact": ratio(
@@ -265,6 +269,12 @@ def report(label: str, s: Score, misses: bool) -> None:
             f"mat, or no mat): {s.unweighed} places, {s.unweighed_falls} falls, of them found "
             f"{s.unweighed_place_tp} and {s.unweighed_fall_tp}; without them place F1 "
             f"{place:.3f}, fall F1 {fall:.3f}"
+        )
+    if s.heard_topples or s.toppled_touches:
+        print(
+            f"[{label}] of those the table heard and nothing placed, touches marked toppled "
+            f"(the referee asks): {s.heard_topples_marked}/{s.heard_topples}; toppled touches "
+            f"with no such topple near: {s.toppled_touches_false}/{s.toppled_touches}"
         )
     print(
         f"[{label}] false places/falls around touches and knocks: "

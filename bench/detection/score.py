@@ -106,6 +106,13 @@ class Score:
     unweighed_falls: int = 0
     unweighed_fall_tp: int = 0
     unweighed_fall_events: int = 0
+    # of the unweighed topples that reached the table (bounced, or no mat) with no place on
+    # their zone in their window, how many the detector's `touch` marked `toppled` (the
+    # referee asks people); and toppled touches with no such topple near (asked for nothing)
+    heard_topples: int = 0
+    heard_topples_marked: int = 0
+    toppled_touches: int = 0
+    toppled_touches_false: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -271,6 +278,7 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
             f"truth z{record['zone']} {record['grams']} g{note}"
         )
+    _score_toppled_touches(s, places, unweighed, events)
     for i, e in enumerate(det_places):
         if i not in used:
             s.spurious_place += 1
@@ -393,6 +401,34 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
                 f"{e['from']}->{e['to']} {e['grams']}"
             )
     return s
+
+
+def _score_toppled_touches(
+    s: Score,
+    places: list[dict],
+    unweighed: dict[tuple[str, float], str],
+    events: list[dict],
+) -> None:
+    """Touches marked `toppled` against the unweighed topples that reached the table."""
+    marked = [e for e in events if e["type"] == "touch" and e.get("toppled")]
+    s.toppled_touches = len(marked)
+
+    def near(e: dict, t: float) -> bool:
+        return t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
+
+    placed = [e for e in events if e["type"] == "place"]
+    heard = [
+        r
+        for r in places
+        if unweighed.get((r["piece"], r["t_ms"])) in ("bounced", "no mat")
+        and not any(near(e, r["t_ms"]) and e["zone"] == r["zone"] for e in placed)
+    ]
+    s.heard_topples = len(heard)
+    s.heard_topples_marked = sum(
+        any(near(e, r["t_ms"]) and e["zones"] == [r["zone"]] for e in marked) for r in heard
+    )
+    toppled = [r["t_ms"] for r in places if (r["piece"], r["t_ms"]) in unweighed]
+    s.toppled_touches_false = sum(not any(near(e, t) for t in toppled) for e in marked)
 
 
 def _audible(piece: dict, min_mj: float) -> bool:

@@ -113,3 +113,13 @@ def test_a_topple_onto_a_table_without_a_mat_is_unweighed_and_its_events_are_set
     assert (score.unweighed, score.unweighed_place_events, score.place_grams_wrong) == (1, 1, 1)
     assert score.place_prf()[2] < 1.0
     assert score.place_prf_weighed() == (1.0, 1.0, 1.0)
+
+
+def test_a_touch_marked_toppled_at_a_heard_topple_counts_as_the_question_asked():
+    truth = [_session("piezo"), *_topple(1000.0, 5, 5.9, "barrel", "landed")]
+    truth += _topple(9000.0, 6, 7.5, "crate", "landed")  # nothing marked: not asked
+    touch = {"type": "touch", "t_ms": 600.0, "decided_ms": 1400.0, "grams": 19.0, "zones": [5]}
+    stray = {**touch, "t_ms": 20000.0, "decided_ms": 20600.0}  # no topple near: asked for nothing
+    score = score_trace(truth, [touch | {"toppled": True}, stray | {"toppled": True}])
+    assert (score.heard_topples, score.heard_topples_marked) == (2, 1)
+    assert (score.toppled_touches, score.toppled_touches_false) == (2, 1)

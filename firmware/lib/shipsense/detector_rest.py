@@ -235,7 +235,6 @@ def end_episode(det, events, k):
             zones
             and det.peak >= det.floor_g
             and table is not None
-            and (table.uses_mat or det.rise_weighs)  # else a piezo's word names no piece
             and k - det.last_fall_k > det.recent_fall_n  # else the table is still taking a fall
         ):
             # a rise that vanished: perhaps a piece that toppled off as it was let go. The
@@ -248,18 +247,21 @@ def end_episode(det, events, k):
             gone = det.gone_k if det.gone_k is not None and det.gone_k > released else released
             if gone == released:
                 gone = left_zone(det, k, released)
-            det.pending = records.PendingTouch(
-                touch,
-                measure.time_of(det, released),
-                det.onset_k,
-                released,
-                gone + det.table_fall_n,
-                det.peak,
-            )
-            if table.uses_mat and table.landed_k >= det.onset_k:
-                resolve_topple(det, table.landed_g, events)
-            elif not table.uses_mat and struck_meanwhile(det, table.struck_k):
-                topple_as_risen(det, events)
+            until = gone + det.table_fall_n
+            if table.uses_mat or det.rise_weighs:
+                det.pending = records.PendingTouch(
+                    touch, measure.time_of(det, released), det.onset_k, released, until, det.peak
+                )
+                if table.uses_mat and table.landed_k >= det.onset_k:
+                    resolve_topple(det, table.landed_g, events)
+                elif not table.uses_mat and struck_meanwhile(det, table.struck_k):
+                    topple_as_risen(det, events)
+            else:
+                # a piezo alone at 10 SPS names no piece: the touch stands, marked when the
+                # table was struck just as a piece toppling off would strike it
+                if released + det.topple_soonest_n <= table.struck_k <= until:
+                    touch["toppled"] = True
+                events.append(touch)
         else:
             events.append(touch)
     det.state = records.AT_REST
@@ -347,13 +349,15 @@ def struck_meanwhile(det, k):
 def topple_as_risen(det, events):
     """A rise that vanished and a strike on the table just when a piece toppling off would
     land, but no weight on the mat (a piezo alone, or it bounced off): the piece was what
-    rose, if that is a piece's worth (with items: fits one); else the touch stands. True if
-    it was a topple."""
+    rose, if that is a piece's worth (with items: fits one); else the touch stands, marked
+    `toppled` (a piece may have gone over the side that no sensor weighed: a pressed one; the
+    referee asks). True if it was a topple."""
     grams = det.pending.peak_g
     if not det.rise_weighs or (
         det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
     ):
         grams = 0.0
+    det.pending.touch["toppled"] = True  # sent only if the touch stands
     return resolve_topple(det, grams, events)
 
 

@@ -180,7 +180,7 @@ class TableReferee:
                 raise Rejected(f"only the operator can undo the referee's {undone['type']}")
             raise Rejected(f"only {actor} (it was theirs) or the operator can undo that")
         who = "the operator" if by_operator else seat
-        self._replay(self.match.log[:-1])
+        self.replay(self.match.log[:-1])
         self.undone()
         return [
             Effect(fx.UNDO, {"action": undone, "reason": reason.strip(), "by": who}),
@@ -198,7 +198,7 @@ class TableReferee:
         redo = [corrected, *later] if corrected is not None else later
         before = self.match
         try:
-            self._replay([*self.match.log[:index], *redo])
+            self.replay([*self.match.log[:index], *redo])
         except Rejected as why:
             self.match = before
             raise Rejected(f"that correction does not fit what happened since: {why}") from None
@@ -208,7 +208,7 @@ class TableReferee:
         out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
         return out + self.prompt()
 
-    def _replay(self, actions: list[dict[str, Any]]) -> None:
+    def replay(self, actions: list[dict[str, Any]]) -> None:
         rebuilt = Match()
         for action in actions:
             rebuilt.submit(action)

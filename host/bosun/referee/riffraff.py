@@ -14,6 +14,9 @@ stored inputs rebuilds exactly the same referee after a crash.
   open or the open turn's player has loaded nothing yet (RR14: that turn goes on);
 - a `shift` (a piece dropped or slid onto another zone and stayed aboard) moves that piece in
   the game (RR13);
+- a `touch` marked `toppled` on the open turn's zone (a pressed piece that went over the side
+  as it was let go, which no sensor weighed) asks people which piece it was: their answer is
+  its load and fall (RR11, RR13);
 - the settle window (RR14) is counted down on the LEDs, then the turn ends.
 """
 
@@ -26,6 +29,7 @@ from bosun.games.riffraff import ITEMS
 from bosun.games.riffraff.pieces import piece_refs
 from bosun.referee import effects as fx
 from bosun.referee import leds
+from bosun.referee import riffraff_topple as topple
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.referee.riffraff_falls import (
@@ -268,6 +272,10 @@ class RiffRaffTable(TableReferee):
         return self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
+        view = self.view
+        zone = topple.wanted(event, view)
+        if zone is not None:
+            return [topple.ask(self, view, zone, event.get("grams"))]
         return [
             feed(
                 "a hand touched the ship (RR10: pieces aboard may not be touched)",
@@ -300,7 +308,7 @@ class RiffRaffTable(TableReferee):
             view = self.view
             if view["phase"] == "turn":
                 out += self.submit({"type": "end_turn", "player": view["turn"]})
-                out += self._after_turn_change()
+                out += self.after_turn_change()
         return out
 
     def _start_settle(self, now_ms: int) -> list[Effect]:
@@ -391,7 +399,7 @@ class RiffRaffTable(TableReferee):
                     },
                 )
             )
-        return out + self._after_turn_change()
+        return out + self.after_turn_change()
 
     # -- player inputs -------------------------------------------------------------------
 
@@ -403,7 +411,7 @@ class RiffRaffTable(TableReferee):
         else:  # the captain's decisions (RR5, RR6)
             action = {"type": kind, "by": seat, "player": request.get("player")}
         out = self.submit(action, by_player=True)
-        return out + (self._after_turn_change() if kind != "announce" else self.prompt())
+        return out + (self.after_turn_change() if kind != "announce" else self.prompt())
 
     def resolve_flag(self, flag: Flag, option: str, seat: str, now_ms: int) -> list[Effect]:
         if flag.kind == "wrong_zone" and option == "count":
@@ -416,6 +424,8 @@ class RiffRaffTable(TableReferee):
             self.expected_removals.append({"zone": flag.data["zone"], "grams": flag.data["grams"]})
         elif flag.kind == "which_item" and option != "confirm":
             return self._correct_item(seat, flag, option)
+        elif flag.kind == "toppled" and option != "nothing fell":
+            return topple.answer(self, flag, option, seat)
         return []
 
     def _correct_item(self, seat: str, flag: Flag, item: str) -> list[Effect]:
@@ -465,7 +475,7 @@ class RiffRaffTable(TableReferee):
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _after_turn_change(self) -> list[Effect]:
+    def after_turn_change(self) -> list[Effect]:
         view = self.view
         out: list[Effect] = []
         if view["phase"] == "over":

@@ -1,0 +1,92 @@
+"""Riff Raff: a pressed piece that toppled off as it was let go, which no sensor weighed.
+
+The ship felt hand and piece together, then nothing; the table (a piezo alone, or the mat it
+bounced off) felt only a strike, just when a piece toppling off would land. The detector
+sends that as a `touch` marked `toppled`. On the open turn's zone, before its pieces are all
+loaded, the referee asks people which piece it was, or whether nothing fell (RR10: sensors
+flag, a person confirms). Their answer is the piece's load and its fall: back to the supply,
+and the turn is over (RR8, RR11, RR13).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bosun.games import Rejected
+from bosun.games.riffraff import ITEMS
+from bosun.referee import effects as fx
+from bosun.referee.base import Flag
+from bosun.referee.effects import Effect, feed
+
+if TYPE_CHECKING:
+    from bosun.referee.riffraff import RiffRaffTable
+
+NOTHING = "nothing fell"
+
+
+def wanted(event: dict[str, Any], view: dict[str, Any]) -> int | None:
+    """The zone to ask about, if `event` is a toppled touch on the open turn's zone while its
+    player still has a piece to load; else None."""
+    zones = event.get("zones")
+    if (
+        event.get("toppled") is not True
+        or view["phase"] != "turn"
+        or not isinstance(zones, list)
+        or zones != [view["target_zone"]]
+        or view["pieces_loaded"] >= (view["pieces_announced"] or 1)
+    ):
+        return None
+    return view["target_zone"]
+
+
+def ask(table: RiffRaffTable, view: dict[str, Any], zone: int, grams: Any) -> Effect:
+    """The question for people: which of the player's kinds toppled off, or nothing."""
+    player = view["turn"]
+    supply = view["players"][player]["items"]
+    pressed = ""
+    if isinstance(grams, (int, float)) and not isinstance(grams, bool):
+        pressed = f" ({float(grams):.1f} g with the hand)"
+    text = (
+        f"{player} pressed something onto zone {zone}{pressed} that was gone as it was let go, "
+        "just as the table felt a piece land: did it topple off? Say which piece (back to "
+        "their supply, and the turn is over: RR11, RR13), or that nothing fell."
+    )
+    kinds = [item for item in ITEMS if supply[item] > 0]
+    data = {"player": player, "zone": zone, "round": view["round"], "loaded": view["pieces_loaded"]}
+    return table.flag("toppled", text, [NOTHING, *kinds], data)
+
+
+def answer(table: RiffRaffTable, flag: Flag, item: str, seat: str) -> list[Effect]:
+    """`item` toppled off at `flag`'s moment and reached the table: it was loaded and fell.
+    Only while the game is still at that moment; else Rejected (the flag stays open)."""
+    data, view = flag.data, table.view
+    player, zone = data["player"], data["zone"]
+    if (
+        view["phase"] != "turn"
+        or view["turn"] != player
+        or view["round"] != data["round"]
+        or view["pieces_loaded"] != data["loaded"]
+    ):
+        raise Rejected(
+            f"the game has moved on since {player} pressed that piece on: undo back to it first "
+            "if it had toppled off"
+        )
+    if table.episode is not None:
+        raise Rejected("a fall is being settled: answer once it is")
+    load = {"type": "load", "player": player, "zone": zone, "item": item}
+    fallen = [{"item": item, "zone": zone}]
+    fall = {"type": "fall", "player": player, "fallen": fallen, "caught": []}
+    kept = table.match.log[:]
+    try:
+        table.match.submit(load)
+        table.match.submit(fall)
+    except Rejected as why:
+        table.replay(kept)
+        raise Rejected(f"that does not fit the game: {why}") from None
+    table.settle_deadline_ms = None  # RR11: the fall ends the turn
+    text = (
+        f"{seat} says {player}'s {item} toppled off zone {zone} as it was let go: back to their "
+        "supply, the turn is over"
+    )
+    out = [Effect(fx.ACTION, load), Effect(fx.ACTION, fall), feed(text, rule="RR11")]
+    return out + table.after_turn_change()
