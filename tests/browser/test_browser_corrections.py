@@ -86,3 +86,24 @@ def test_rr13a_a_flagged_fall_is_corrected_piece_by_piece_on_a_players_page(serv
         ann.goto(f"{service.service.http_url}/seat/{seats['ann']}")
         expect(ann.locator("#mine [data-played]")).to_have_attribute("data-played", "3,4")
         expect(ann.locator("#mine [data-played]")).to_contain_text("3 · 4")
+
+
+def test_rr11_a_piece_that_toppled_off_unweighed_is_named_on_a_players_page(service):
+    # a pressed crate toppled off zone 8 as bob let go; the piezo heard it, nothing weighed it
+    ship = service.test_ship
+    choose(service, ann=3, bob=8, cy=5)
+    ship.event("touch", 1000.0, grams=19.5, zones=[8], toppled=True)
+    service.wait_for("t1", lambda s: s["referee"]["flags"])
+    seats = service.seats("t1")
+    with chromium() as browser:
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(f"{service.service.http_url}/seat/{seats['cy']}")
+        alert = phone.locator('#alerts [data-alert="flag"]')
+        expect(alert).to_contain_text("did it topple off?")
+        expect(alert.locator('button[data-option="nothing fell"]')).to_have_text("Nothing fell")
+        screenshot(phone, "player-page-toppled")
+        alert.locator('button[data-option="crate"]').click()
+        expect(alert).to_have_count(0)
+        state = service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")["state"]
+        assert state["ship"]["8"] == [] and state["players"]["bob"]["items"]["crate"] == 1
+        expect(phone.locator("#feed")).to_contain_text("crate toppled off zone 8")

@@ -76,6 +76,24 @@ def test_a_fall_is_refereed_from_events(service, ship):
     assert state["ship"]["5"] == ["boat"]
 
 
+def test_rr11_a_toppled_touch_is_asked_about_and_the_answer_ends_the_turn(service, ship):
+    # a pressed piece toppled off as it was let go, weighed by no sensor: people name it
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    ship.next_led(show="prompt")
+    ship.event("touch", 1000.0, grams=19.5, zones=[8], toppled=True)
+    snapshot = service.wait_for("t1", lambda s: s["referee"]["flags"] != [])
+    (flag,) = snapshot["referee"]["flags"]
+    assert flag["kind"] == "toppled" and "zone 8" in flag["text"]
+    answer = {"type": "confirm", "flag": flag["id"], "option": "crate"}
+    assert act(service, seats["ann"], **answer).status_code == 200
+    state = service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")["state"]
+    assert state["ship"]["8"] == [] and state["players"]["bob"]["items"]["crate"] == 1
+    again = act(service, seats["ann"], **answer)  # answered already: refused, nothing changes
+    assert again.status_code == 409 and "already been answered" in again.json()["error"]
+
+
 def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(service, ship):
     seats = service.seats("t1")
     for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):

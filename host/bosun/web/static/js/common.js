@@ -421,7 +421,7 @@ Bosun.alertsHtml = function (snapshot, options) {
 };
 
 Bosun.optionLabel = function (option) {
-  return { confirm: "Yes, that's right", count: "Count it", removed: "It was taken off", acknowledge: "OK", correct: "Correct it piece by piece" }[option] || "It was a " + option;
+  return { confirm: "Yes, that's right", count: "Count it", removed: "It was taken off", acknowledge: "OK", correct: "Correct it piece by piece", "nothing fell": "Nothing fell" }[option] || "It was a " + option;
 };
 
 // Countdown of the settle window (RR14): the snapshot's deadline, counted down locally.
