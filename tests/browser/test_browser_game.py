@@ -182,18 +182,21 @@ def play_turn(phones, table_page, tip: bool) -> bool:
         )
         if tip and piece == 0:
             before = state["state"]["players"][player]["supply"]
+            caught = f"{player} caught {item}"
             # within the settle window (RR14), or the piece is no longer the turn's to lose;
-            # on a loaded machine the window may pass first: then tip on a later turn
+            # on a loaded machine the window may pass first: then tip on a later turn. The
+            # ship took the tip once a fall is in progress, or already decided: a page's
+            # stream sends the latest snapshot and drops stale ones under load, so the few
+            # seconds of a fall in progress may never reach a slow page
             tipped = by_hand(
                 phone,
                 table_page,
                 '#hands button[data-do="tip"][data-outcome="caught"]',
-                "s.referee.fall_in_progress",
+                f"s.referee.fall_in_progress || s.feed.some(f => f.text.includes({caught!r}))",
                 still_js=f"s.state.turn === '{player}' && !s.referee.fall_in_progress",
             )
             if not tipped:
                 break
-            caught = f"{player} caught {item}"
             decided = wait_until(
                 table_page, f"s.feed.some(f => f.text.includes({caught!r}))"
             )  # the fall action, once its tumble has settled
