@@ -6,7 +6,7 @@ import math
 from array import array
 
 import pytest
-from test_shipsense_signals import ShipSignal
+from test_shipsense_signals import MAT, ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
 from shipsense.detector import Detector
@@ -426,6 +426,21 @@ def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still
     assert (place["zone"], place["item"], fall["items"]) == (10, "crate", ["crate"])
     assert fall["grams"] == pytest.approx(7.6, abs=0.5)
     assert fall["decided_ms"] - left <= 450
+
+
+def test_a_topple_off_the_top_yard_is_weighed_while_the_mat_still_rings_about_it():
+    # issue 11 (zoo-topples 20114, 80 SPS): a pressed crate toppled off yard 10 and rang the
+    # mat 6-9 g for 100 ms; waiting for the mat to hold still decided the fall 460-500 ms
+    # after it left (80 SPS fall p99 <= 450 ms). Ringing about a steady level, it is weighed
+    signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")
+    hand_left = signal.place(10, 7.8, 1000.0, press_g=15.0)
+    left = signal.fall(10, 7.8, hand_left, flight_ms=280.0)
+    signal.ring(MAT, 2.0, left + 290.0, hz=15.0, tau_ms=80.0)  # a mat slow to settle
+    events = detect(signal, ITEMS)
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["items"]) == (10, "crate", ["crate"])
+    assert fall["grams"] == pytest.approx(7.8, abs=0.6)
+    assert fall["decided_ms"] - left <= 420
 
 
 def test_at_10_sps_a_topple_the_ship_saw_only_part_of_is_weighed_by_the_mat():

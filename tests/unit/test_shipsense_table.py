@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from test_shipsense_detector import ITEMS, detect, of_type
 from test_shipsense_signals import ShipSignal
 
@@ -69,3 +71,42 @@ def test_a_knock_with_nothing_leaving_the_ship_stays_a_knock_at_10_sps():
     (knock,) = of_type(events, "knock")
     assert 1900 <= knock["t_ms"] <= 2200
     assert of_type(events, "land", "place", "fall") == []
+
+
+def mat_after(mat_g_at, until_ms: float) -> tuple[TableSense, int]:
+    """A TableSense fed `mat_g_at` at 80 SPS up to `until_ms`, and its last sample."""
+    sense = TableSense(samples, True, True)
+    k = 0
+    for k in range(int(until_ms / 12.5) + 1):
+        sense.step(k, k * 12.5, mat_g_at(k * 12.5), 0, 0)
+    return sense, k
+
+
+def test_a_piece_ringing_the_mat_about_its_weight_is_weighed_before_the_mat_holds_still():
+    def ringing(t):  # a crate lands at 1000 ms and rings the mat at 15 Hz, dying away
+        if t < 1000:
+            return 0.0
+        dt = (t - 1000) / 1000
+        return 7.8 + 3.0 * math.exp(-dt / 0.05) * math.sin(2 * math.pi * 15 * dt)
+
+    steady_at = still_at = None
+    for until in range(1050, 1400, 25):
+        sense, k = mat_after(ringing, until)
+        if steady_at is None and sense.steady_mean(k, 6, 1.3) is not None:
+            steady_at, grams = until, sense.steady_mean(k, 6, 1.3)
+        if still_at is None and sense.still_mean(k, 5) is not None:
+            still_at = until
+    assert steady_at is not None and still_at is not None and steady_at < still_at
+    assert abs(grams - 7.8) < 0.8
+
+
+def test_a_mat_that_a_piece_hops_off_or_is_still_climbing_is_not_steady():
+    def hopped(t):  # it hopped off the mat for a moment
+        return 0.0 if t < 1000 or 1030 <= t < 1050 else 7.8
+
+    def rising(t):  # the level still climbing: the two halves disagree
+        return 0.0 if t < 1000 else min(7.8, 2.0 + (t - 1000) * 0.08)
+
+    for mat in (hopped, rising):
+        sense, k = mat_after(mat, 1070.0)
+        assert sense.steady_mean(k, 6, 1.3) is None

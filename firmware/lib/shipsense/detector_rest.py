@@ -311,6 +311,12 @@ def pending_step(det, k, table_events, events):
             else:
                 resolve_topple(det, 0.0, events)
             return
+        if k - table.onset_k >= det.mat_steady_n:
+            # a piece ringing the mat about its weight is weighed before the mat holds still
+            steady = table.steady_mean(k, det.mat_steady_n, det.floor_g)
+            if steady is not None:
+                resolve_topple(det, steady, events)
+                return
         if k - table.onset_k >= det.mat_still_n:
             mean = table.still_mean(k, det.mat_still_n)
             if mean is None:

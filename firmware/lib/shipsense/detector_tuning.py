@@ -236,6 +236,10 @@ _LET_GO_SEEN_SAMPLES = const(2)
 # landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
 # waits MAT_SETTLE_MS (250 ms) more, and a topple's fall is decided no later than that.
 _MAT_STILL_MS = const(60)
+# ... or, while it still rings about a piece's weight, over this window (detector_rest
+# .pending_step, table.steady_mean): a crate off the top yard rings the mat 6-9 g for about
+# 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
+_MAT_STEADY_MS = const(75)
 # At 10 SPS the HX711 shows a step in full only after three to four conversions: a piece
 # that toppled off within one of them shows as a rise of a part of its weight. The mat may
 # hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
@@ -348,6 +352,7 @@ def windows(det):
     slow_n = _LANDING_SLOW_SAMPLES if rate_hz < _SLOW_RATE_HZ else 0
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
+    det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
     # a strike on the table (or the mat's change) is judged once the load cells could show a
     # piece that landed on a lower zone at that moment (table.HX711_SETTLE_SAMPLES)

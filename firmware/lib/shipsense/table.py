@@ -17,6 +17,11 @@ MAT_TRIGGER_SIGMAS = 6.0
 MAT_SETTLE_MS = 250  # the mat is at rest after this long without change
 MAT_SETTLE_FALL_MS = 500  # ... longer while cargo is landing (a bounce rests up to 400 ms)
 MAT_BAND_MIN_G = 0.4
+# A piece that has landed on the mat rings it about its weight before the mat holds still:
+# steady once the swing is within this share of the level and the two halves of a window
+# agree within this share (steady_mean)
+STEADY_SWING = 0.5
+STEADY_HALVES = 0.1
 LAND_MIN_G = 0.8  # a piece that stays on the mat weighs at least this
 GLITCH_MIN_G = 3.0
 TRACK_MS = 4000
@@ -208,6 +213,38 @@ class TableSense:
         if hi - lo > band:
             return None
         return s / n
+
+    def steady_mean(self, k: int, n: int, floor_g: float) -> "float | None":
+        """The mat's mean over its last `n` samples (even, at most the ring's) if a weight
+        rests on it, still ringing about a steady level: every sample `floor_g` or more above
+        the base (nothing hopped off), both halves' means within a tenth of the level (or the
+        still band), and the swing within half the level; else None."""
+        ring = self.ring
+        half = n // 2
+        hi = -1.0e30
+        lo = 1.0e30
+        first = 0.0
+        second = 0.0
+        for j in range(n):
+            v = ring[(k - j) % self.ring_n] - self.base
+            if j < half:
+                second += v
+            else:
+                first += v
+            if v > hi:
+                hi = v
+            if v < lo:
+                lo = v
+        mean = (first + second) / n
+        if lo < floor_g or hi - lo > STEADY_SWING * mean:
+            return None
+        band = STEADY_HALVES * mean
+        if band < MAT_BAND_MIN_G:
+            band = MAT_BAND_MIN_G
+        difference = (first - second) / half
+        if difference > band or -difference > band:
+            return None
+        return mean
 
     def _end_episode(self, net: float, t: float, fall_context: int) -> dict:
         onset_t = self.onset_t
