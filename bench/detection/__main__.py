@@ -178,7 +178,7 @@ def summary(s: Score) -> dict:
             "recall": round(shift[1], 4),
             "f1": round(shift[2], 4),
         },
-        "unweighed_topples": {  # toppled as let go, weighed by no sensor (score.UNWEIGHED_WHY)
+        "unweighed_topples": {  # toppled as let go, weighed by no sensor (topples.UNWEIGHED_WHY)
             "places": s.unweighed,
             "caught": s.caught_topples,
             "place_f1_without": round(s.place_prf_weighed()[2], 4),

@@ -13,6 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from bench.detection.topples import (
+    TOPPLE_AT_RELEASE_MS,
+    UNWEIGHED_WHY,
+    toppled_touches,
+    unweighed_topples,
+)
 from bosun.sim.params import ShipParams
 from bosun.sim.zoo import level_named
 from shipsense.geometry import ZONE_HEIGHT_M
@@ -25,19 +31,6 @@ FALL_LATE_MS = 1500.0  # after the last piece left
 DISTURBANCE_AFTER_MS = 2000.0  # a false event this soon after a touch/knock is blamed on it
 TABLE_LATE_MS = 1500.0  # table events this long after the last piece landed count for its fall
 MAT_FELT_G = 0.5  # the referee's threshold: less than this on the mat is nothing
-# A piece that leaves its zone this soon after the hand let go toppled as it was let go, so the
-# ship never felt it alone: it weighed hand and piece, then nothing. Unless the mat then held
-# it, no sensor weighed that piece: one a hand caught never reached the table (to every sensor
-# a hand that set a piece down and took it back: a touch); one that bounced off the mat or
-# struck a table without a mat was only heard. Such topples are counted apart, and the
-# figures are also given without them, so that what no sensor can tell is seen beside the
-# detector's own misses. They stay in the main figures.
-TOPPLE_AT_RELEASE_MS = 50.0
-UNWEIGHED_WHY = {
-    "caught": "caught as it toppled",
-    "bounced": "toppled as let go, bounced off the mat",
-    "no mat": "toppled as let go onto a table with no mat",
-}
 
 
 def tolerance_g(grams: float) -> float:
@@ -161,29 +154,6 @@ def _fall_window(record: dict) -> tuple[float, float]:
     return min(starts) - FALL_EARLY_MS, max(leaves) + FALL_LATE_MS
 
 
-def unweighed_topples(
-    places: list[dict], falls: list[dict], table: str | None
-) -> dict[tuple[str, float], str]:
-    """(piece, release ms) of each truth placement that toppled off as it was let go and that
-    no sensor weighed, with why (a key of UNWEIGHED_WHY). `table` is the session's table kind
-    (None: unknown, so only the caught ones are sure)."""
-    outcomes = {
-        (piece["piece"], piece["start_ms"]): piece["outcome"]
-        for record in falls
-        for piece in record["pieces"]
-    }
-    found: dict[tuple[str, float], str] = {}
-    for r in places:
-        if r.get("left_ms") is None or r["left_ms"] - r["t_ms"] >= TOPPLE_AT_RELEASE_MS:
-            continue
-        outcome = outcomes.get((r["piece"], r["left_ms"]))
-        if outcome in ("caught", "bounced"):
-            found[r["piece"], r["t_ms"]] = outcome
-        elif outcome == "landed" and table in ("piezo", "none"):
-            found[r["piece"], r["t_ms"]] = "no mat"
-    return found
-
-
 def _window(det_places: list[dict], t: float, used: set[int]) -> list[tuple[int, dict]]:
     """The unused places decided in the window that may match a place truth at `t`."""
     return [
@@ -278,7 +248,12 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             f"{label} place wrong at {t:.0f}: z{e['zone']} {e['grams']} g, "
             f"truth z{record['zone']} {record['grams']} g{note}"
         )
-    _score_toppled_touches(s, places, unweighed, events)
+    (
+        s.heard_topples,
+        s.heard_topples_marked,
+        s.toppled_touches,
+        s.toppled_touches_false,
+    ) = toppled_touches(places, unweighed, events, (PLACE_EARLY_MS, PLACE_LATE_MS))
     for i, e in enumerate(det_places):
         if i not in used:
             s.spurious_place += 1
@@ -401,34 +376,6 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
                 f"{e['from']}->{e['to']} {e['grams']}"
             )
     return s
-
-
-def _score_toppled_touches(
-    s: Score,
-    places: list[dict],
-    unweighed: dict[tuple[str, float], str],
-    events: list[dict],
-) -> None:
-    """Touches marked `toppled` against the unweighed topples that reached the table."""
-    marked = [e for e in events if e["type"] == "touch" and e.get("toppled")]
-    s.toppled_touches = len(marked)
-
-    def near(e: dict, t: float) -> bool:
-        return t - PLACE_EARLY_MS <= e["decided_ms"] <= t + PLACE_LATE_MS
-
-    placed = [e for e in events if e["type"] == "place"]
-    heard = [
-        r
-        for r in places
-        if unweighed.get((r["piece"], r["t_ms"])) in ("bounced", "no mat")
-        and not any(near(e, r["t_ms"]) and e["zone"] == r["zone"] for e in placed)
-    ]
-    s.heard_topples = len(heard)
-    s.heard_topples_marked = sum(
-        any(near(e, r["t_ms"]) and e["zones"] == [r["zone"]] for e in marked) for r in heard
-    )
-    toppled = [r["t_ms"] for r in places if (r["piece"], r["t_ms"]) in unweighed]
-    s.toppled_touches_false = sum(not any(near(e, t) for t in toppled) for e in marked)
 
 
 def _audible(piece: dict, min_mj: float) -> bool:
