@@ -217,8 +217,8 @@ class TableSense:
     def steady_mean(self, k: int, n: int, floor_g: float) -> "float | None":
         """The mat's mean over its last `n` samples (even, at most the ring's) if a weight
         rests on it, still ringing about a steady level: every sample `floor_g` or more above
-        the base (nothing hopped off), both halves' means within a tenth of the level (or the
-        still band), and the swing within half the level; else None."""
+        the base (nothing hopped off), both halves' means within a tenth of the level (at
+        least MAT_BAND_MIN_G apart allowed), and the swing within half the level; else None."""
         ring = self.ring
         half = n // 2
         hi = -1.0e30
