@@ -45,14 +45,16 @@ system-packages:
 run: $(RUN_STAMP)
 	$(BIN)/bosun run --demo
 
+# Two steps (tests/support/suite.py): everything on two workers, then the tests marked
+# `alone` (latency promises) by themselves.
 test: setup system-packages lint
-	$(BIN)/pytest -n 2 --dist worksteal $(PYTEST_ARGS)
+	$(BIN)/python tests/support/suite.py $(PYTEST_ARGS)
 
 # The whole suite BUSY_RUNS times in a row with a CPU-bound process beside it (a busy laptop or
 # CI machine); stops at the first failure and prints each run's time (bench/README.md).
 BUSY_RUNS ?= 3
 test-busy: setup system-packages lint
-	$(BIN)/python tests/support/busy_machine.py --runs $(BUSY_RUNS) -- $(BIN)/pytest -n 2 --dist worksteal $(PYTEST_ARGS)
+	$(BIN)/python tests/support/busy_machine.py --runs $(BUSY_RUNS) -- $(BIN)/python tests/support/suite.py $(PYTEST_ARGS)
 
 # pyright checks firmware/ against MicroPython's API ([tool.pyright] in pyproject.toml); the
 # stubs it reads ([tool.bosun] firmware-stubs) live in their own folder, never in the venv.

@@ -68,6 +68,7 @@ def flood(host: str, port: int) -> tuple[int, float]:
     return sent, time.monotonic() - started
 
 
+@pytest.mark.alone  # a latency promise: measured with no other test beside it
 @pytest.mark.timeout(120)
 def test_a_flooding_ship_neither_slows_the_pages_nor_fills_the_store(mosquitto, tmp_path):
     table = TableConfig(id=TABLE, players=default_seats(["ann", "bob", "cy"]), settle_s=0)
