@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bench.detection.topples import (
-    TOPPLE_AT_RELEASE_MS,
     UNWEIGHED_WHY,
     toppled_touches,
     unweighed_topples,
@@ -183,6 +182,12 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
     unweighed = unweighed_topples(places, falls, session.get("table"))
     s.caught_topples = sum(1 for why in unweighed.values() if why == "caught")
     s.unweighed = len(unweighed)
+    # the same, by the fall they began: (piece, when it left its zone)
+    unweighed_falls = {
+        (r["piece"], r["left_ms"]): unweighed[r["piece"], r["t_ms"]]
+        for r in places
+        if (r["piece"], r["t_ms"]) in unweighed
+    }
 
     # --- places ---------------------------------------------------------------------------
     det_places = [e for e in events if e["type"] == "place"]
@@ -293,16 +298,9 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         else:
             s.leaving_missed += 1
         why = None
-        if len(record["pieces"]) == 1:
-            why = next(
-                (
-                    reason
-                    for (piece, at), reason in unweighed.items()
-                    if piece == record["pieces"][0]["piece"]
-                    and at <= first_start < at + TOPPLE_AT_RELEASE_MS
-                ),
-                None,
-            )
+        if len(record["pieces"]) == 1:  # a topple alone, not a cascade it is part of
+            (piece,) = record["pieces"]
+            why = unweighed_falls.get((piece["piece"], piece["start_ms"]))
         note = f" ({UNWEIGHED_WHY[why]})" if why else ""
         s.unweighed_falls += bool(why)
         s.unweighed_fall_events += bool(why and group)

@@ -96,3 +96,14 @@ def test_only_kinds_the_player_still_has_are_offered():
     assert "boat" not in flag["options"] and "rat" in flag["options"]
     with pytest.raises(Rejected, match="answer one of"):
         answer(t, flag, "boat", now_ms=600)
+
+
+def test_an_answer_while_a_fall_is_being_settled_waits_and_the_question_stays_open():
+    t = table()
+    choose(t, ann=3, bob=8, cy=5)
+    (flag,) = kinds(toppled(t, 8, 100), fx.FLAG)
+    t.on_ship_event({"type": "fall", "grams": 5.0, "zones": [2], "t_ms": 150.0}, 200)
+    with pytest.raises(Rejected, match="being settled"):
+        answer(t, flag, "barrel", now_ms=300)
+    assert [f["id"] for f in t.referee_state()["flags"]] == [flag["id"]]
+    assert t.view["ship"]["8"] == []

@@ -259,7 +259,7 @@ def end_episode(det, events, k):
             else:
                 # a piezo alone at 10 SPS names no piece: the touch stands, marked when the
                 # table was struck just as a piece toppling off would strike it
-                if released + det.topple_soonest_n <= table.struck_k <= until:
+                if in_topple_time(det, table.struck_k, released, until):
                     touch["toppled"] = True
                 events.append(touch)
         else:
@@ -348,8 +348,12 @@ def struck_meanwhile(det, k):
     would strike it: no sooner than it could fall from the deck, no later than from the top
     yard once it had left its zone (the load cells show the let-go late by the HX711's filter;
     the piezo at once)."""
-    pending = det.pending
-    return pending.released_k + det.topple_soonest_n <= k <= pending.until_k
+    return in_topple_time(det, k, det.pending.released_k, det.pending.until_k)
+
+
+def in_topple_time(det, k, released, until):
+    """True if a piece let go of at `released` could strike the table at `k` (up to `until`)."""
+    return released + det.topple_soonest_n <= k <= until
 
 
 def topple_as_risen(det, events):

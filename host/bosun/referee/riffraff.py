@@ -272,10 +272,9 @@ class RiffRaffTable(TableReferee):
         return self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
-        view = self.view
-        zone = topple.wanted(event, view)
-        if zone is not None:
-            return [topple.ask(self, view, zone, event.get("grams"))]
+        question = topple.ask(self, event)
+        if question is not None:
+            return [question]
         return [
             feed(
                 "a hand touched the ship (RR10: pieces aboard may not be touched)",

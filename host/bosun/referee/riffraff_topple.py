@@ -24,25 +24,23 @@ if TYPE_CHECKING:
 NOTHING = "nothing fell"
 
 
-def wanted(event: dict[str, Any], view: dict[str, Any]) -> int | None:
-    """The zone to ask about, if `event` is a toppled touch on the open turn's zone while its
-    player still has a piece to load; else None."""
-    zones = event.get("zones")
+def ask(table: RiffRaffTable, event: dict[str, Any]) -> Effect | None:
+    """The question for people, if `event` is a toppled touch on the open turn's zone while
+    its player still has a piece to load: which of the player's kinds toppled off, or
+    nothing; else None (a plain touch)."""
+    if event.get("toppled") is not True:
+        return None
+    view = table.view
+    zone = view["target_zone"]
     if (
-        event.get("toppled") is not True
-        or view["phase"] != "turn"
-        or not isinstance(zones, list)
-        or zones != [view["target_zone"]]
+        view["phase"] != "turn"
+        or event.get("zones") != [zone]
         or view["pieces_loaded"] >= (view["pieces_announced"] or 1)
     ):
         return None
-    return view["target_zone"]
-
-
-def ask(table: RiffRaffTable, view: dict[str, Any], zone: int, grams: Any) -> Effect:
-    """The question for people: which of the player's kinds toppled off, or nothing."""
     player = view["turn"]
     supply = view["players"][player]["items"]
+    grams = event.get("grams")
     pressed = ""
     if isinstance(grams, (int, float)) and not isinstance(grams, bool):
         pressed = f" ({float(grams):.1f} g with the hand)"
@@ -76,12 +74,9 @@ def answer(table: RiffRaffTable, flag: Flag, item: str, seat: str) -> list[Effec
     load = {"type": "load", "player": player, "zone": zone, "item": item}
     fallen = [{"item": item, "zone": zone}]
     fall = {"type": "fall", "player": player, "fallen": fallen, "caught": []}
-    kept = table.match.log[:]
-    try:
-        table.match.submit(load)
-        table.match.submit(fall)
+    try:  # both or neither: a replay that fails leaves the game as it was
+        table.replay([*table.match.log, load, fall])
     except Rejected as why:
-        table.replay(kept)
         raise Rejected(f"that does not fit the game: {why}") from None
     table.settle_deadline_ms = None  # RR11: the fall ends the turn
     text = (
