@@ -111,8 +111,8 @@ def decide_fall(det, events, k, drop, w, end_k):
     gain = 0.0
     if loaded >= 0:
         # a cascade: what fell is what the other zones lost, not the ship's net loss; the
-        # piece let go of on `loaded` is placed with the fall, as its zone gained (with items)
-        gain = change[loaded]
+        # piece let go of on `loaded` is placed with the fall (with items)
+        gain = gain_by_pieces(det, change, loaded, drop)
         drop += gain
         change[loaded] = 0.0
     lost_by_zone = measure.losses(det, change)
@@ -181,6 +181,30 @@ def decide_fall(det, events, k, drop, w, end_k):
         more = det.table_sense.settle_hit(True, now)
         if more:
             events.extend(more)
+
+
+def gain_by_pieces(det, change, loaded, drop):
+    """What the piece let go of on `loaded` (0-based) weighs while `drop` grams net left the
+    ship: with items, the ship's total (exact) plus what the other zones lost, each as the
+    cargo it held weighed when placed, when that fits a piece; else what its zone gained,
+    which crosstalk and sway leave light."""
+    gain = change[loaded]
+    if not det.items:
+        return gain
+    others = list(change)
+    others[loaded] = 0.0
+    fitted = [loaded]
+    for z in measure.losing_zones(det, others, drop + gain):
+        if z != loaded:
+            fitted.append(z)
+    amplitudes = det.sway.zone_amplitudes(change, fitted)
+    lost = 0.0
+    for j in range(1, len(fitted)):
+        lost += measure.cargo_near(det, fitted[j], -amplitudes[j])
+    pieces = lost - drop
+    if pieces < det.floor_g or measure.fit_errors(pieces, det.items) > tuning.FRESH_FIT_ERRORS:
+        return gain
+    return pieces
 
 
 def place_loaded(det, events, k, zone, grams):

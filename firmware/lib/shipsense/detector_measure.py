@@ -7,7 +7,7 @@ rings and levels and change nothing, plus pure helpers on grams and items.
 from math import sqrt
 
 from shipsense import detector_tuning as tuning
-from shipsense.items import weighing_error_g
+from shipsense.items import weighing_error_g, zone_error_g
 
 
 def fit_errors(grams, items):
@@ -251,3 +251,27 @@ def place_zone(det, change):
         for i in range(det.n_zones):
             scores[i] = scores[i] / rest_top + pressed[i] / press_top
     return worst_zone(scores)
+
+
+def cargo_near(det, zone, grams):
+    """What zone `zone` (0-based), seen losing `grams` through sway and crosstalk, lost: the
+    pieces on its cargo list that weigh closest to it, as they weighed when placed, if within
+    CASCADE_CARGO_ERRORS of a zone's weighing error; else `grams` as seen."""
+    items = det.items
+    if not items:
+        return grams
+    cargo = det.cargo
+    count = len(cargo.zones[zone + 1])
+    first = count - tuning.CASCADE_CARGO_PIECES if count > tuning.CASCADE_CARGO_PIECES else 0
+    best = grams
+    best_error = tuning.CASCADE_CARGO_ERRORS * zone_error_g(grams)
+    for mask in range(1, 1 << (count - first)):
+        total = 0.0
+        for j in range(count - first):
+            if mask >> j & 1:
+                total += cargo.weighed_g(zone + 1, first + j, items)
+        error = total - grams if total > grams else grams - total
+        if error < best_error:
+            best_error = error
+            best = total
+    return best

@@ -10,7 +10,7 @@ from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
-from shipsense.items import place_margin, zone_error_g
+from shipsense.items import place_margin
 
 
 def load_on_one_zone(det, k, level, n):
@@ -180,7 +180,7 @@ def cascade_loss(det, k, grams, change):
         grams_i = -amplitudes[j]
         if grams_i >= det.floor_g and ref[i] >= tuning.CASCADE_HELD_FRACTION * grams_i:
             zones.append(i)
-            lost += cargo_near(det, i, grams_i)
+            lost += measure.cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:
         return None
     before = 0.0
@@ -223,30 +223,6 @@ def reads_light(det, change):
     light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
     ref = det.ref
     return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
-
-
-def cargo_near(det, zone, grams):
-    """What zone `zone` (0-based), seen losing `grams` through sway and crosstalk, lost: the
-    pieces on its cargo list that weigh closest to it, as they weighed when placed, if within
-    CASCADE_CARGO_ERRORS of a zone's weighing error; else `grams` as seen."""
-    items = det.items
-    if not items:
-        return grams
-    cargo = det.cargo
-    count = len(cargo.zones[zone + 1])
-    first = count - tuning.CASCADE_CARGO_PIECES if count > tuning.CASCADE_CARGO_PIECES else 0
-    best = grams
-    best_error = tuning.CASCADE_CARGO_ERRORS * zone_error_g(grams)
-    for mask in range(1, 1 << (count - first)):
-        total = 0.0
-        for j in range(count - first):
-            if mask >> j & 1:
-                total += cargo.weighed_g(zone + 1, first + j, items)
-        error = total - grams if total > grams else grams - total
-        if error < best_error:
-            best_error = error
-            best = total
-    return best
 
 
 def commit_held(det, events, level):
