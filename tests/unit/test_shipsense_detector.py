@@ -602,19 +602,6 @@ def test_pieces_falling_as_a_fresh_piece_is_let_go_are_weighed_by_the_zones_they
     assert (place["type"], place["zone"], place["item"]) == ("place", 5, "chest")
 
 
-@pytest.mark.parametrize("rate_hz", [80, 10])
-def test_a_piece_let_go_as_others_fall_is_weighed_by_the_pieces_that_left_not_its_zone(rate_hz):
-    # issue 11: with 12 % crosstalk zone 5 shows only 8.0 g of the 9.4 g chest (the rest reads
-    # on its neighbours), and weighing the chest by it made it a crate and the fall 1.4 g
-    # light; the ship's total is exact, and what left is the barrel and the sailor as they
-    # weighed when placed
-    fall, place = chest_let_go_as_barrel_and_sailor_fall(rate_hz, crosstalk=0.12)
-    assert (place["zone"], place["item"]) == (5, "chest")
-    assert place["grams"] == pytest.approx(9.4, abs=0.4)
-    assert sorted(fall["items"]) == ["barrel", "sailor"]
-    assert fall["grams"] == pytest.approx(10.5, abs=0.4)
-
-
 def test_pieces_falling_together_are_one_fall_named_among_what_is_aboard():
     signal = ShipSignal(seconds=8.0, noise_g=0.1)
     signal.place(7, 4.4, 500.0)

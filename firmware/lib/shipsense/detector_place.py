@@ -123,9 +123,14 @@ def decide_place(det, events, k):
     # where the load rested: over the still stretch itself, not the samples since (a piece
     # leaving another zone may be what ended it)
     end = plateau.start_k + plateau.n - 1
-    if end > k or k - end > det.zone_history_n - w:
+    seen = w  # its samples still in the zones' rings
+    if end > k:
         end = k
-    change = measure.zone_change(det, end, w)
+    elif k - end > det.zone_history_n - w:
+        seen = det.zone_history_n - (k - end)
+        if seen < tuning.STRETCH_SEEN_MIN:
+            end, seen = k, w  # gone from the rings: where the load stands now
+    change = measure.zone_change(det, end, seen)
     t_ms = measure.time_of(det, det.released_k if det.released_k is not None else plateau.start_k)
     held = det.held
     if held is not None:

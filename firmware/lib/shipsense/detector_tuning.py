@@ -21,6 +21,9 @@ TABLE_MODES = ("none", "mat", "piezo", "both")
 # --- rings and rest ------------------------------------------------------------------------
 _HISTORY_MS = const(3000)  # how far back the rings reach
 _ZONE_HISTORY_MS = const(1300)
+# A still stretch is located zone by zone over those of its samples still in the zones'
+# rings, if at least this many (else over the latest samples)
+STRETCH_SEEN_MIN = const(3)
 _FAST_MS = const(50)  # the moving mean that feeds the triggers
 _STABLE_MS = const(100)  # the span over which "holding still" is judged
 _WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
