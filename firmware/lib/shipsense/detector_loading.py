@@ -106,6 +106,8 @@ def check_leaving(det, events, k, d, leave_level):
                 if place.pressed_then_gone(det, plateau):
                     place.nothing_rested(det, k)  # the mat will tell (end_episode)
                     return False
+                if det.dropping_k is not None and stretch.rested_after_drop(det, k):
+                    plateau = det.plateau  # the hand had let go: the piece rested, then left
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
             elif det.dropping_k is None:
                 end = plateau.start_k + plateau.n - 1

@@ -156,3 +156,26 @@ def held_same(det, level):
     if level - held.level_g > det.leave_level or held.level_g - level > det.leave_level:
         return 0
     return held.n
+
+
+def rested_after_drop(det, k):
+    """The load dropped on the loaded zone (`dropping_k`: the hand letting go, or the piece
+    tipping off) and, before it never settled still enough to tell, went on below the old
+    level at sample `k`: if what stood between weighed a piece, the hand had let go and that
+    piece rested (a pressed bottle stands at a chest's weight; the bottle alone, ringing,
+    for a fifth of a second before a cascade took it): that stretch becomes the plateau,
+    after the release; True if so."""
+    start = det.dropping_k + det.fast_n
+    end = k - det.low_run - det.fast_n
+    n = end - start + 1
+    if n < det.place_min_n or k - start >= det.history_n:
+        return False
+    level = measure.mean_total(det, end, n) - det.base
+    if level < det.floor_g or level >= det.plateau.level_g - det.leave_level:
+        return False
+    if det.items and measure.fit_errors(level, det.items) > tuning.FRESH_FIT_ERRORS:
+        return False
+    det.released_k = det.dropping_k
+    det.dropping_k = None
+    det.plateau = records.Plateau(level, start, n, True)
+    return True
