@@ -118,6 +118,7 @@ HELD_BACK_ROUNDS = {
     11: 94000,
     12: 93000,
     13: 92000,
+    14: 91000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
