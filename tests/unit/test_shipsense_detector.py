@@ -577,7 +577,9 @@ def test_a_placement_setting_off_a_cascade_is_a_place_and_then_separate_falls():
     ]
 
 
-def chest_let_go_as_barrel_and_sailor_fall(rate_hz: int, crosstalk=0.0) -> tuple[dict, dict]:
+def chest_let_go_as_barrel_and_sailor_fall(
+    rate_hz: int, crosstalk: float = 0.0
+) -> tuple[dict, dict]:
     """A barrel rests on zone 8 and a sailor on zone 10; a chest is let go of on zone 5 as
     they leave (a cascade): the third and fourth place or fall events, in their order."""
     signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1, table="piezo")

@@ -209,7 +209,7 @@ def gain_by_pieces(det, change, loaded, drop):
 
 def place_loaded(det, events, k, zone, grams):
     """The piece let go of on `zone` (0-based) while cargo left other zones rests there: it is
-    placed with the fall, weighing what its zone gained (what the fall's weight was told)."""
+    placed with the fall, weighing `grams` (gain_by_pieces; the fall's weight was told)."""
     change = [0.0] * det.n_zones
     change[zone] = grams
     commit.place_event(det, events, k, grams, change, measure.time_of(det, det.released_k))

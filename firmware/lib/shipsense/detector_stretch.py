@@ -160,11 +160,11 @@ def held_same(det, level):
 
 def rested_after_drop(det, k):
     """The load dropped on the loaded zone (`dropping_k`: the hand letting go, or the piece
-    tipping off) and, before it never settled still enough to tell, went on below the old
-    level at sample `k`: if what stood between weighed a piece, the hand had let go and that
-    piece rested (a pressed bottle stands at a chest's weight; the bottle alone, ringing,
-    for a fifth of a second before a cascade took it): that stretch becomes the plateau,
-    after the release; True if so."""
+    tipping off) and went on below the old level at sample `k`, before it settled still
+    enough to tell which. If what stood between, at least `place_min_n` samples, weighed a
+    piece, the hand had let go and that piece rested (a bottle pressed to a chest's weight;
+    the bottle alone, ringing, for a fifth of a second before cargo left another zone): that
+    stretch becomes the plateau, after the release; True if so."""
     start = det.dropping_k + det.fast_n
     end = k - det.low_run - det.fast_n
     n = end - start + 1
