@@ -94,6 +94,22 @@ def test_rr11_a_toppled_touch_is_asked_about_and_the_answer_ends_the_turn(servic
     assert again.status_code == 409 and "already been answered" in again.json()["error"]
 
 
+def test_rr8_a_load_weighed_with_the_hand_is_named_again_when_the_hand_comes_off(service, ship):
+    # bob held a bottle down still: placed as hand and bottle, a chest's weight. The hand
+    # comes off (a `stay` naming zone 8): the log's load is a bottle, his chest is his still
+    seats = service.seats("t1")
+    for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):
+        act(service, seats[player], type="card", value=value)
+    ship.next_led(show="prompt")
+    hand_g = W["chest"] - W["bottle"]
+    ship.event("place", 1000.0, zone=8, grams=W["chest"])
+    service.wait_for("t1", lambda s: s["state"]["ship"]["8"] == ["chest"])
+    ship.event("stay", 1400.0, grams=hand_g, zone=8)
+    state = service.wait_for("t1", lambda s: s["state"]["ship"]["8"] == ["bottle"])["state"]
+    items = state["players"]["bob"]["items"]
+    assert (items["chest"], items["bottle"], state["turn"]) == (1, 0, "cy")
+
+
 def test_duplicates_and_bad_messages_change_nothing_and_the_service_lives(service, ship):
     seats = service.seats("t1")
     for player, value in (("ann", 3), ("bob", 8), ("cy", 5)):

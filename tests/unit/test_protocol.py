@@ -153,6 +153,9 @@ def test_serial_lines_carry_topic_and_message():
         ({"type": "shift", "from": 9, "grams": 2.6}, "'to'"),
         ({"type": "land", "grams": "a lot"}, "'grams'"),
         ({"type": "leaving", "zones": [9]}, "'grams'"),
+        ({"type": "stay", "zone": 8}, "'grams'"),
+        ({"type": "stay", "grams": 6.1, "zone": 0}, "'zone' must be a zone 1-10"),
+        ({"type": "stay", "grams": 6.1, "zone": True}, "'zone'"),
         ({"type": "x" * 33}, "'type'"),
         ({"type": "touch", "boot": "b" * 33}, "boot"),
         ({"type": "touch", "seq": 2**53 + 1}, "seq"),
@@ -171,6 +174,8 @@ def test_events_the_host_acts_on_pass_with_their_optional_fields():
         {"type": "land"},
         {"type": "fall", "grams": 6.1},
         {"type": "shift", "from": 9, "to": 7, "grams": 2.6},
+        {"type": "stay", "grams": 1.0},
+        {"type": "stay", "grams": 6.1, "zone": 8},
         {"type": "fault", "zone": "mat", "reason": "silent"},  # not acted on: as it is
     ):
         msg = {"t_ms": 10, "decided_ms": 12, "boot": "b1", "seq": 2**53, **event}

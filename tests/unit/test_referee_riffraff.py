@@ -391,3 +391,54 @@ def test_rr14_the_settle_window_is_the_games_not_the_tables_default():
     out = place(t, 8, "rat", 1000)
     assert [a["type"] for a in actions(out)] == ["load"]  # the turn waits for the window
     assert t.next_deadline_ms() == 4000
+
+
+def held_down(t: RiffRaffTable, zone: int, item: str, hand_g: float, now_ms: int) -> list:
+    """A piece held down still on `zone` long enough to be placed with the hand on it."""
+    return t.on_ship_event({"type": "place", "zone": zone, "grams": W[item] + hand_g}, now_ms)
+
+
+def test_rr8_a_load_weighed_with_the_hand_on_it_is_named_again_when_the_hand_comes_off():
+    # a bottle held down with 6.1 g weighs what a chest does: loaded as a chest; the hand
+    # comes off (the detector's `stay` names the zone), and 3.3 g rests: a bottle
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    out = held_down(t, 8, "bottle", W["chest"] - W["bottle"], 100)
+    assert actions(out) == [{"type": "load", "player": "bob", "zone": 8, "item": "chest"}]
+    out = t.on_ship_event({"type": "stay", "grams": W["chest"] - W["bottle"], "zone": 8}, 600)
+    assert kinds(out, fx.UNDO)[0]["action"]["item"] == "chest"
+    assert actions(out) == [{"type": "load", "player": "bob", "zone": 8, "item": "bottle"}]
+    assert t.match.log[-1] == {"type": "load", "player": "bob", "zone": 8, "item": "bottle"}
+    supply = t.view["players"]["bob"]["items"]
+    assert (supply["chest"], supply["bottle"]) == (1, 0)  # RR2: one piece of each kind
+    assert any("hand came off" in f["text"] for f in kinds(out, fx.FEED))
+    assert kinds(out, fx.LED)[-1]["show"] == "countdown"  # the turn's window goes on
+    assert actions(t.on_timer(3100)) == [{"type": "end_turn", "player": "bob"}]
+
+
+@pytest.mark.parametrize(
+    "stay",
+    [
+        {"type": "stay", "grams": 6.1},  # no zone: the weight came back, nothing more
+        {"type": "stay", "grams": 6.1, "zone": 5},  # another zone than the load's
+        {"type": "stay", "grams": 0.3, "zone": 8},  # what rests is still a chest
+    ],
+)
+def test_a_stay_that_is_no_hand_off_the_fresh_load_changes_no_load(stay):
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    held_down(t, 8, "bottle", W["chest"] - W["bottle"], 100)
+    before = list(t.match.log)
+    out = t.on_ship_event(stay, 600)
+    assert t.match.log == before
+    assert kinds(out, fx.UNDO) == [] and actions(out) == []
+
+
+def test_a_hand_off_a_load_that_was_undone_since_changes_nothing():
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    held_down(t, 8, "bottle", W["chest"] - W["bottle"], 100)
+    t.on_input("bob", {"type": "undo", "reason": "wrong piece"}, 300)
+    before = list(t.match.log)
+    out = t.on_ship_event({"type": "stay", "grams": 6.1, "zone": 8}, 600)
+    assert t.match.log == before and actions(out) == []

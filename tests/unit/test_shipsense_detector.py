@@ -781,6 +781,21 @@ def test_rr10_a_hand_brushing_the_fresh_piece_itself_is_not_weighed_with_it_nor_
     assert of_type(events, "fall") == []
 
 
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_rr8_a_hand_held_still_on_a_piece_is_placed_with_it_and_its_going_names_the_zone(rate_hz):
+    # a bottle held down still with 6.1 g for 2 s weighs a chest, and is placed so; when
+    # the hand comes off, the `stay` names the zone it came off, so that the referee can
+    # name the load again by what rests (3.3 g: riffraff_hand)
+    signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1, table="mat")
+    signal.place(6, 3.3, 800.0, press_g=6.1, press_ms=2000.0, ring_g=0.3)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    (stay,) = of_type(events, "stay")
+    assert (place["zone"], stay["zone"]) == (6, 6)
+    assert place["grams"] - stay["grams"] == pytest.approx(3.3, abs=0.7)
+    assert of_type(events, "fall") == []
+
+
 def test_rr10_a_hand_on_a_neighbouring_zone_while_the_piece_settles_at_10_sps_is_no_fall():
     # at 10 SPS the HX711 blends the release and the brushing hand into one still stretch
     signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1)

@@ -41,7 +41,9 @@ def hand_on_fresh_piece(det, drop, k=None, w=0):
 
 
 def unweigh_hand(det, events, k, drop):
-    """Take the hand's grams back off the piece placed just before: nothing left."""
+    """Take the hand's grams back off the piece placed just before: nothing left. The `stay`
+    names that piece's zone: the place weighed hand and piece, and what rests there is the
+    place's grams less these (the referee names its load again)."""
     last = det.last_place
     zone = last.zone
     det.last_place = None
@@ -58,6 +60,7 @@ def unweigh_hand(det, events, k, drop):
             "t_ms": measure.time_of(det, det.leave.onset_k),
             "decided_ms": now,
             "grams": measure.rounded_g(drop),
+            "zone": zone + 1,
         }
     )
     det.leave = None

@@ -129,6 +129,7 @@ EVENT_FIELDS = {
     "shift": (("from", "zone"), ("to", "zone"), ("grams", "grams"), ("item", "item")),
     "land": (("grams", "grams_or_null"),),
     "leaving": (("grams", "grams"), ("zones", "zones")),
+    "stay": (("grams", "grams"), ("zone", "zone_or_none")),
 }
 
 
@@ -140,6 +141,9 @@ def check_event(msg: object) -> dict:
     for name, field_kind in EVENT_FIELDS.get(kind, ()):
         if field_kind == "zone":
             _event_zone(kind, msg, name)
+        elif field_kind == "zone_or_none":
+            if msg.get(name) is not None:
+                _event_zone(kind, msg, name)
         elif field_kind == "zones":
             _event_zones(kind, msg, name)
         elif field_kind == "pieces":

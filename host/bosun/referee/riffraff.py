@@ -14,6 +14,8 @@ stored inputs rebuilds exactly the same referee after a crash.
   open or the open turn's player has loaded nothing yet (RR14: that turn goes on);
 - a `shift` (a piece dropped or slid onto another zone and stayed aboard) moves that piece in
   the game (RR13);
+- a `stay` naming the zone of the piece just loaded is a hand that held it down coming off:
+  the load is named again by what rests (`riffraff_hand`);
 - a `touch` marked `toppled` on the open turn's zone (a pressed piece that went over the side
   as it was let go, which no sensor weighed) asks people which piece it was: their answer is
   its load and fall (RR11, RR13);
@@ -29,6 +31,7 @@ from bosun.games.riffraff import ITEMS
 from bosun.games.riffraff.pieces import piece_refs
 from bosun.referee import effects as fx
 from bosun.referee import leds
+from bosun.referee import riffraff_hand as hand
 from bosun.referee import riffraff_topple as topple
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
@@ -85,6 +88,7 @@ class RiffRaffTable(TableReferee):
         self.settle_deadline_ms: int | None = None
         self.leaving_since_ms: int | None = None
         self.expected_removals: list[dict[str, Any]] = []
+        self.fresh_load: hand.FreshLoad | None = None  # the latest load the ship placed
 
     # -- what the runtime asks -----------------------------------------------------------
 
@@ -146,6 +150,7 @@ class RiffRaffTable(TableReferee):
         out = self.submit({"type": "load", "player": player, "zone": zone, "item": item})
         if not any(e.kind == fx.ACTION for e in out):
             return out
+        self.fresh_load = hand.FreshLoad(len(self.match.log) - 1, self.match.log[-1], grams)
         # No zone in the line: the zone is the card (RR8), face down after the round (RR7)
         out.append(feed(f"{player} loaded a {item} ({grams:.1f} g)", rule="RR8"))
         if ambiguous:
@@ -269,7 +274,8 @@ class RiffRaffTable(TableReferee):
 
     def _ship_stay(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = None  # the weight came back: nothing left
-        return self.prompt(force=True, now_ms=now_ms)
+        out = hand.lifted(self, event)  # or a hand came off the piece just loaded
+        return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         question = topple.ask(self, event)
