@@ -422,6 +422,7 @@ def test_rr8_a_load_weighed_with_the_hand_on_it_is_named_again_when_the_hand_com
         {"type": "stay", "grams": 6.1},  # no zone: the weight came back, nothing more
         {"type": "stay", "grams": 6.1, "zone": 5},  # another zone than the load's
         {"type": "stay", "grams": 0.3, "zone": 8},  # what rests is still a chest
+        {"type": "stay", "grams": 9.0, "zone": 8},  # what rests is no piece at all
     ],
 )
 def test_a_stay_that_is_no_hand_off_the_fresh_load_changes_no_load(stay):

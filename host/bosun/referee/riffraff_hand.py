@@ -50,8 +50,8 @@ def lifted(table: RiffRaffTable, event: dict[str, Any]) -> list[Effect]:
     supply = dict(table.view["players"][player]["items"])
     supply[loaded] += 1  # the load undone, its piece is back in the supply
     candidates = {item: table.item_grams[item] for item in ITEMS if supply[item] > 0}
-    if rests <= 0.0 or not candidates:
-        return []
+    if not candidates or rests < 0.5 * min(candidates.values()):
+        return []  # no piece's weight rests: no hand off a piece (the detector says so)
     item, ambiguous, others = name_place(rests, candidates)
     if item == loaded:
         return []
