@@ -175,6 +175,8 @@ def rested_after_drop(det, k):
         return False
     if det.items and measure.fit_errors(level, det.items) > tuning.FRESH_FIT_ERRORS:
         return False
+    # the let-go (detector_place.released, which this module cannot import), the low run
+    # kept: the drop below the old level goes on being counted
     det.released_k = det.dropping_k
     det.dropping_k = None
     det.plateau = records.Plateau(level, start, n, True)

@@ -154,20 +154,19 @@ class RiffRaffTable(TableReferee):
         # No zone in the line: the zone is the card (RR8), face down after the round (RR7)
         out.append(feed(f"{player} loaded a {item} ({grams:.1f} g)", rule="RR8"))
         if ambiguous:
-            out.append(
-                self.flag(
-                    "which_item",
-                    f"{player} loaded {grams:.1f} g: the referee says {item}"
-                    + (f", but it could be {' or '.join(others)}" if others else "")
-                    + ". Confirm or correct.",
-                    ["confirm", *others],
-                    {"index": len(self.match.log) - 1, "item": item},
-                )
-            )
+            said = f"{player} loaded {grams:.1f} g: the referee says {item}"
+            out.append(self.which_item(said, item, others, len(self.match.log) - 1))
         view = self.view
         if view["turn"] == player and view["pieces_loaded"] >= (view["pieces_announced"] or 1):
             out += self._start_settle(now_ms)
         return out
+
+    def which_item(self, said: str, item: str, others: list[str], index: int) -> Effect:
+        """A question for people: the piece the log names `item` at `index` (the referee
+        `said` so) may be one of `others` (a close call by weight, RR8)."""
+        text = said + (f", but it could be {' or '.join(others)}" if others else "")
+        data = {"index": index, "item": item}
+        return self.flag("which_item", text + ". Confirm or correct.", ["confirm", *others], data)
 
     def _ship_leaving(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = now_ms
@@ -216,14 +215,9 @@ class RiffRaffTable(TableReferee):
                 )
             )
             if ambiguous:
-                text = (
-                    f"{grams:.1f} g moved from zone {start} to zone {end}: the referee says a "
-                    f"{item}"
-                    + (f", but it could be {' or '.join(others)}" if others else "")
-                    + ". Confirm or correct."
-                )
-                data = {"index": len(self.match.log) - 1, "item": item}
-                out.append(self.flag("which_item", text, ["confirm", *others], data))
+                said = f"{grams:.1f} g moved from zone {start} to zone {end}: the referee says"
+                said += f" a {item}"
+                out.append(self.which_item(said, item, others, len(self.match.log) - 1))
         return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_fall(self, event: dict[str, Any], now_ms: int) -> list[Effect]:

@@ -68,11 +68,6 @@ def lifted(table: RiffRaffTable, event: dict[str, Any]) -> list[Effect]:
             del table.flags[flag.id]
             out.append(Effect(fx.FLAG_CLOSED, {"id": flag.id, "option": "reweighed", "by": SHIP}))
     if ambiguous:
-        text = (
-            f"{player} loaded {rests:.1f} g once the hand came off: the referee says {item}"
-            + (f", but it could be {' or '.join(others)}" if others else "")
-            + ". Confirm or correct."
-        )
-        data = {"index": fresh.index, "item": item}
-        out.append(table.flag("which_item", text, ["confirm", *others], data))
+        said = f"{player} loaded {rests:.1f} g once the hand came off: the referee says {item}"
+        out.append(table.which_item(said, item, others, fresh.index))
     return out
