@@ -115,12 +115,16 @@ def zone_change(det, k, w):
     return out
 
 
-def find_onset(det, k, level):
-    """The first recent sample whose total strayed past `level` from the base."""
+def find_onset(det, k, level, span_n=0):
+    """The first recent sample whose total strayed past `level` from the base, looking back
+    over three fast means, or over `span_n` samples if more."""
     h = det.history_n
     ring = det.total_ring
     onset = k
-    for back in range(1, min(det.fast_n * 3 + 2, k)):
+    back_n = det.fast_n * 3 + 2
+    if span_n + 2 > back_n:
+        back_n = span_n + 2
+    for back in range(1, min(back_n, k)):
         j = k - back
         v = ring[j % h] - det.base
         if -level < v < level:

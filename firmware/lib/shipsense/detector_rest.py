@@ -4,6 +4,8 @@ Also the way back: `end_episode` returns to rest (with a `touch` if something mo
 ship and nothing was decided).
 """
 
+from math import sqrt
+
 from shipsense import detector_commit as commit
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
@@ -85,20 +87,50 @@ def step(det, k, total, d, sigma_fast):
     trigger = tuning.TRIGGER_SIGMAS * sigma_fast
     if trigger < tuning.TRIGGER_MIN_G:
         trigger = tuning.TRIGGER_MIN_G
+    span_n = 0  # the fast trigger's onset is among its last few samples
     if d > trigger or d < -trigger:
         det.trigger_run += 1
     else:
         det.trigger_run = 0
-        track(det, k, total)
-    if det.trigger_run < min(2, det.fast_n):
+        # (the slow trigger needs this sample past half the floor: most samples are not)
+        half = 0.5 * det.floor_g
+        slow = strayed(det, k, sigma_fast) if d > half or d < -half else 0.0
+        if slow == 0.0:
+            track(det, k, total)
+            return False
+        trigger = slow
+        span_n = det.slow_parts * det.fast_n
+    if 0 < det.trigger_run < min(2, det.fast_n):
         return False
     det.state = records.LOADING
-    onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION)
+    onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION, span_n)
     shift.remember_rest(det, onset)
     rebase(det, onset)
     commit.reset_episode(det, onset)
     det.leave_run = leaving.held_at_rest(det, k, sigma_fast)
     return True
+
+
+def strayed(det, k, sigma_fast):
+    """The slow trigger (tuning._SLOW_MS) if the total stood off the base past it over the
+    slow span, else 0.0."""
+    parts = det.slow_parts
+    if k < parts * det.fast_n:
+        return 0.0
+    trigger = tuning.TRIGGER_SIGMAS * sigma_fast / sqrt(parts)
+    if trigger < det.floor_g:
+        trigger = det.floor_g
+    ring = det.fast_ring
+    h = det.history_n
+    base = det.base
+    half = 0.5 * trigger
+    s = 0.0
+    for j in range(parts):
+        v = ring[(k - j * det.fast_n) % h] - base
+        if -half < v < half or v * s < 0.0:
+            return 0.0
+        s += v
+    return trigger if s > trigger * parts or s < -trigger * parts else 0.0
 
 
 def track(det, k, total):

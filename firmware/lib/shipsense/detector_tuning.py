@@ -50,6 +50,13 @@ GLITCH_MIN_G = const(3.0)  # the Hampel filter replaces a sample this far off it
 GLITCH_SIGMAS = const(6.0)  # ... or this many noise sigmas of one zone, if more
 TRIGGER_MIN_G = const(0.6)  # smallest change of the total that starts an episode
 TRIGGER_SIGMAS = const(5.0)
+# A change too small for one fast mean on a noisy ship (a rat's 2.6 g against 0.5 g of
+# noise a sample at 10 SPS: the trigger stood at 2.5 g) still starts an episode once the
+# total has stood off the base over this long: its mean beyond TRIGGER_SIGMAS of that mean's
+# noise and beyond the floor (no piece weighs less), every fast mean in it beyond half of
+# that. Else the zero-tracking followed the loss down, and the fall came over a second late
+# (zoo-rough-2 30410).
+_SLOW_MS = const(500)
 # an episode began where the total first strayed this share of the trigger
 ONSET_FRACTION = const(0.4)
 FAULT_LIMIT_G = const(5000.0)  # a zone beyond this is a broken channel
@@ -303,6 +310,7 @@ def windows(det):
     det.history_n = ns(_HISTORY_MS)
     det.zone_history_n = ns(_ZONE_HISTORY_MS)
     det.fast_n = ns(_FAST_MS)
+    det.slow_parts = max(2, ns(_SLOW_MS) // det.fast_n)  # fast means in the slow span
     det.stable_w = max(3, ns(_STABLE_MS))
     det.warmup_n = ns(_WARMUP_MS)
     det.power_up_calm_n = max(2, ns(_POWER_UP_CALM_MS))
