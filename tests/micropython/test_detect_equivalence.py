@@ -36,6 +36,7 @@ FIRMWARE_FILES = [
         "detector_shift.py",
         "detector_slide.py",
         "detector_stretch.py",
+        "detector_topple.py",
         "detector_tuning.py",
         "detector_zero_step.py",
         "geometry.py",

@@ -86,7 +86,7 @@ from array import array
 from math import sqrt
 
 from shipsense import detector_commit as commit
-from shipsense import detector_episode, detector_rest, detector_shift
+from shipsense import detector_episode, detector_rest, detector_shift, detector_topple
 from shipsense import detector_tuning as tuning
 from shipsense.detector_records import AT_REST, LEAVING
 from shipsense.detector_tuning import GLITCH_MIN_G, GLITCH_SIGMAS, INPUT_LIMIT_G
@@ -305,7 +305,7 @@ class Detector:
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
             if self.pending is not None:
-                detector_rest.pending_step(self, k, more, events)
+                detector_topple.pending_step(self, k, more, events)
             if more:
                 events.extend(more)
         return events

@@ -2,7 +2,8 @@
 
 The detector is in one of four states (`Detector.state`):
 
-- AT_REST: nothing is happening; levels, noise and sway are learned (detector_rest);
+- AT_REST: nothing is happening; levels, noise and sway are learned (detector_rest); a
+  rise that vanished may wait there for the table's word (detector_topple);
 - LOADING: the total strayed from the rest: a hand loading, a touch, a piece settling;
   still stretches are weighed into places (detector_loading, detector_place);
 - LEAVING: weight dropped: a `leaving` was sent and the detector waits for the piece to

@@ -246,7 +246,7 @@ _LET_GO_SEEN_SAMPLES = const(2)
 # landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
 # waits MAT_SETTLE_MS (250 ms) more, and a topple's fall is decided no later than that.
 _MAT_STILL_MS = const(60)
-# ... or, while it still rings about a piece's weight, over this window (detector_rest
+# ... or, while it still rings about a piece's weight, over this window (detector_topple
 # .pending_step, table.steady_mean): a crate off the top yard rings the mat 6-9 g for about
 # 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
 _MAT_STEADY_MS = const(75)

@@ -59,6 +59,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_records",
     "shipsense.detector_measure",
     "shipsense.detector_commit",
+    "shipsense.detector_topple",
     "shipsense.detector_rest",
     "shipsense.detector_stretch",
     "shipsense.detector_place",

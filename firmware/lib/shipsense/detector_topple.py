@@ -1,0 +1,139 @@
+"""A rise that vanished, waiting for the table's word: a piece that toppled off as it was
+let go (a `place` and a `fall`), or the `touch` it looked like.
+
+`detector_rest.end_episode` sets `det.pending` (a `PendingTouch`) when a rise vanished and
+the table may yet feel a piece land; `pending_step` runs on every sample while it waits.
+"""
+
+from shipsense import detector_measure as measure
+from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
+from shipsense.items import name_place
+
+
+def mat_began_since(det, k):
+    """True if the table mat is in an episode that began at sample `k` or later."""
+    table = det.table_sense
+    return table is not None and table.uses_mat and table.active and table.onset_k >= k
+
+
+def pending_step(det, k, table_events, events):
+    """One sample with a touch pending: the touch stands if the table felt nothing by the
+    time a toppled piece would have reached it; once the mat felt something, its verdict
+    decides: its own when it comes, or sooner a still weight it already holds (a knock's
+    ripple never holds still off its base), or, struck in time and still again with nothing
+    on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight)."""
+    pending = det.pending
+    table = det.table_sense
+    if not pending.mat and (
+        mat_began_since(det, pending.onset_k)
+        or (table_events and table.uses_mat and table.onset_k >= pending.onset_k)
+    ):
+        pending.mat = True  # the mat is in an episode since the rise, or one just ended
+    if pending.mat and k <= pending.until_k + det.max_episode_n:
+        if table_events:
+            grams = 0.0
+            for event in table_events:
+                if event["type"] == "land" and event["grams"] and not event["bounced"]:
+                    grams = event["grams"]
+            if grams:
+                resolve_topple(det, grams, events)
+            elif struck_meanwhile(det, table.struck_k) or struck_meanwhile(det, table.onset_k):
+                if topple_as_risen(det, events):  # it struck the mat and bounced off
+                    for event in table_events:
+                        if event["type"] == "knock":
+                            event["type"] = "land"
+                            event["grams"] = 0.0
+                            event["bounced"] = True
+            else:
+                resolve_topple(det, 0.0, events)
+            return
+        if k - table.onset_k >= det.mat_steady_n:
+            # a piece ringing the mat about its weight is weighed before the mat holds still
+            steady = table.steady_mean(k, det.mat_steady_n, det.floor_g)
+            if steady is not None:
+                resolve_topple(det, steady, events)
+                return
+        if k - table.onset_k >= det.mat_still_n:
+            mean = table.still_mean(k, det.mat_still_n)
+            if mean is None:
+                return
+            if mean - table.base >= det.floor_g:
+                resolve_topple(det, mean - table.base, events)
+            elif struck_meanwhile(det, table.onset_k):
+                topple_as_risen(det, events)  # struck in time, and still again with nothing on
+        return
+    if not table.uses_mat and struck_meanwhile(det, table.struck_k):
+        topple_as_risen(det, events)
+        return
+    if k > pending.until_k:
+        records.touch_after_all(det, events)
+
+
+def left_zone(det, k, released):
+    """The sample the load let go of at `released` was back down at the old level by (the
+    piece gone, if it went), or `released` if it never was before `k`."""
+    since = released
+    if since < k - det.history_n + 1:
+        since = k - det.history_n + 1
+    gone = measure.reached(det, k, since, det.floor_g)
+    return released if gone >= k else gone
+
+
+def struck_meanwhile(det, k):
+    """True if the table was struck at sample `k` as a piece toppling off as the rise vanished
+    would strike it: no sooner than it could fall from the deck, no later than from the top
+    yard once it had left its zone (the load cells show the let-go late by the HX711's filter;
+    the piezo at once)."""
+    return in_topple_time(det, k, det.pending.released_k, det.pending.until_k)
+
+
+def in_topple_time(det, k, released, until):
+    """True if a piece let go of at `released` could strike the table at `k` (up to `until`)."""
+    return released + det.topple_soonest_n <= k <= until
+
+
+def topple_as_risen(det, events):
+    """A rise that vanished and a strike on the table just when a piece toppling off would
+    land, but no weight on the mat (a piezo alone, or it bounced off): the piece was what
+    rose, if that is a piece's worth (with items: fits one); else the touch stands, marked
+    `toppled` (a piece may have gone over the side that no sensor weighed: a pressed one; the
+    referee asks). True if it was a topple."""
+    grams = det.pending.peak_g
+    if not det.rise_weighs or (
+        det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        grams = 0.0
+    det.pending.touch["toppled"] = True  # sent only if the touch stands
+    return resolve_topple(det, grams, events)
+
+
+def resolve_topple(det, grams, events):
+    """The mat holds `grams` after a rise that vanished (a pending touch): a piece's worth,
+    no heavier than the rise could have been, toppled off its zone as it was let go: a
+    `place` and a `fall` (fusion: the ship alone saw only a touch), and True. Anything else:
+    the touch stands."""
+    pending = det.pending
+    touch = pending.touch
+    det.pending = None
+    if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
+        events.append(touch)
+        return False
+    now = det.t_ring[det.k % det.history_n]
+    t_ms = pending.release_t
+    zone = touch["zones"][0]
+    grams = measure.rounded_g(grams)
+    place = {"type": "place", "t_ms": t_ms, "decided_ms": now, "zone": zone, "grams": grams}
+    fall = {"type": "fall", "t_ms": t_ms, "decided_ms": now, "grams": grams, "zones": [zone]}
+    if det.items:
+        item, ambiguous, alternatives = name_place(grams, det.items)
+        place["item"] = item
+        fall["items"] = [item]
+        if ambiguous:
+            place["ambiguous"] = fall["ambiguous"] = True
+            place["alternatives"] = alternatives
+            fall["alternatives"] = [[name] for name in alternatives]
+    events.append(place)
+    events.append(fall)
+    det.last_fall_k = det.k
+    return True
