@@ -268,7 +268,9 @@ class RiffRaffTable(TableReferee):
 
     def _ship_stay(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = None  # the weight came back: nothing left
-        out = hand.lifted(self, event)  # or a hand came off the piece just loaded
+        # or a hand came off the piece just loaded: the corrected log's own LED command (a
+        # plain prompt, the countdown lost) gives way to the one sent now
+        out = [e for e in hand.lifted(self, event) if e.kind != fx.LED]
         return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
