@@ -106,11 +106,35 @@ def _added_fit(det, level):
 
 def quiet_loss(det, grams, n):
     """True if `grams` missing over `n` still samples is clearly a piece's worth: above the
-    smallest place by its weighing error, and (with items) fitting a piece."""
+    smallest place by its weighing error, and (with items) fitting a piece. Fitting none
+    (the ship reads a light piece light in sway, or part of it went with a fall before), it
+    is a piece all the same past the floor once it has stood missing over the longest
+    weighing window, as a rise is placed then; sooner if the mat took about as much."""
     se = measure.weighing_se(det, n)
-    if grams - tuning.PLACE_MIN_G < tuning.PLACE_MARGIN_SE * se:
+    if det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
+        return (
+            grams >= det.floor_g
+            and grams >= tuning.PLACE_MARGIN_SE * se
+            and (n >= det.place_max_n or mat_took(det, grams))
+        )
+    return grams - tuning.PLACE_MIN_G >= tuning.PLACE_MARGIN_SE * se
+
+
+def mat_took(det, grams):
+    """True if the mat took about `grams` (within tuning.MAT_TOOK_G or MAT_TOOK_FRACTION)
+    since the loss may have begun (the slow trigger's span before the episode) and since
+    the last fall: the mat's word for the weight, the ship's that it left."""
+    table = det.table_sense
+    if table is None or not table.uses_mat:
         return False
-    return not det.items or measure.fit_errors(grams, det.items) <= tuning.FRESH_FIT_ERRORS
+    if table.landed_k < det.onset_k - det.slow_parts * det.fast_n:
+        return False
+    if table.landed_k <= det.last_fall_k:
+        return False
+    off = table.landed_g - grams
+    if off < 0.0:
+        off = -off
+    return off <= tuning.MAT_TOOK_G or off <= tuning.MAT_TOOK_FRACTION * table.landed_g
 
 
 def decide_place(det, events, k):

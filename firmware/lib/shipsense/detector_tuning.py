@@ -255,6 +255,10 @@ _MAT_STEADY_MS = const(75)
 # hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
 _RISE_SEEN_SLOW_FACTOR = const(2)
 MAT_HOLDS_FRACTION = const(0.5)  # the mat holds a landed piece: this share of the ship's loss
+# A still loss that fits no piece is a piece all the same when the mat took about as much
+# meanwhile, within this or this share of it (detector_place.mat_took)
+MAT_TOOK_G = const(1.0)
+MAT_TOOK_FRACTION = const(0.25)
 # A piece leaving a zone strikes the table no sooner than its free fall from that zone's
 # height (no tumbling), always later than a piece leaving it lands on a lower zone (LANDING_MS
 # allows tumbling): a strike, or the mat's change, that soon after the weight went may be the
