@@ -120,6 +120,7 @@ HELD_BACK_ROUNDS = {
     13: 92000,
     14: 91000,
     15: 89000,
+    16: 88000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
