@@ -41,7 +41,9 @@ sample far from the first on several channels at once) is read once they have ca
 detector starts afresh there. Every channel passes a three-sample Hampel filter (a single-sample
 HX711 glitch is replaced, real steps pass untouched). The sum over all zones is the main
 signal: sway only moves load between zones. Noise is measured at rest and sets the
-thresholds; zero-tracking (drift, creep) runs only at rest. A drop in the sum starts a
+thresholds; zero-tracking (drift, creep) runs only at rest, and a change the sum holds for
+half a second starts an episode even below one sample's threshold (a rat on a noisy ship at
+10 SPS, else taken in as drift). A drop in the sum starts a
 `leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
 height of its zone, or a `shift` if the weight came back in time for that (weight coming
 back later, or more of it than went, is a hand loading the ship after the piece fell, even
@@ -70,7 +72,10 @@ the old level (it tipped off), and is held when more rises until what rises is w
 second piece, or a hand that goes again). A still load or a loss lighter than half the
 lightest piece (without items, than the smallest place, 0.9 g) is never a `place` or a
 `fall`: it fits no piece (a hand resting on the ship, drift, noise). Such a loss after a
-`leaving` is a `stay`; such a level left standing is where the ship rests. Zones are told
+`leaving` is a `stay`; such a level left standing is where the ship rests. A heavier still
+loss too gentle to be noticed leaving falls once it fits a piece, or, fitting none (read
+light), once the mat took about as much or it stood missing over the longest weighing
+window. Zones are told
 apart after removing the ship's sway, whose two modes (roll and pitch) are learned at rest
 (`shipsense.sway`).
 
