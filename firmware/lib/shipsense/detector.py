@@ -43,9 +43,9 @@ HX711 glitch is replaced, real steps pass untouched). The sum over all zones is 
 signal: sway only moves load between zones. Noise is measured at rest and sets the
 thresholds; zero-tracking (drift, creep) runs only at rest, and a change the sum holds for
 half a second starts an episode even below one sample's threshold (a rat on a noisy ship at
-10 SPS, else taken in as drift). A drop in the sum starts a
-`leaving`; it becomes a `fall` once the piece could have landed on a lower zone from the
-height of its zone, or a `shift` if the weight came back in time for that (weight coming
+10 SPS, else taken in as drift). A drop in the sum starts a `leaving`; it becomes a `fall`
+once the piece could have landed on a lower zone from the height of its zone, or a `shift`
+if the weight came back in time for that (weight coming
 back later, or more of it than went, is a hand loading the ship after the piece fell, even
 when its rise was first taken for the piece coming back); a deck quarter's clock is the
 time a piece tumbling into the next quarter needs. Any clock is cut short once the table felt
