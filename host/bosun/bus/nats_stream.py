@@ -47,6 +47,11 @@ OUTBOX_MESSAGES = 4096  # commands waiting to be written to NATS; beyond, droppe
 DEFAULT_PORT = 4222
 MAX_SERVERS = 16
 STREAM_REQUEST_S = 5.0  # one JetStream request's answer
+# A table's consumer says it is alive this often when idle. nats-py makes a new one after two
+# heartbeats missed (the server that held it died) and tries again as often: at its default
+# of 5 s a game stood still for 10-20 s after a NATS node was killed, and over a minute on a
+# busy machine while JetStream elected new leaders
+FOLLOW_HEARTBEAT_S = 1.0
 STREAM_READY_S = 30.0  # how long a starting referee waits for JetStream to make its stream
 REPLICAS = 3  # copies of the stream in a cluster of three servers or more
 STREAM_NAME_IN_USE = 10058  # JetStream's error code: a stream of that name, other settings
@@ -225,6 +230,7 @@ class NatsBus:
             stream=STREAM,  # named: no trip to ask which stream holds the subject
             cb=self._deliver,
             ordered_consumer=True,  # in stream order; a gap (a dropped message) restarts it there
+            idle_heartbeat=FOLLOW_HEARTBEAT_S,
             config=start,
             pending_msgs_limit=TABLE_PENDING_MESSAGES,
             pending_bytes_limit=TABLE_PENDING_BYTES,
