@@ -25,24 +25,31 @@ from shipsense.offline import detect_trace
 LET_GO_MS = 500
 FALL_MS = 4500
 SCORED_LATE_MS = 1500  # the bench counts a fall decided later than this as missed
+SECOND_RAT_LEFT_MS = 103765  # in the 30511 excerpt
+
+
+def scripted(family: str, seed: int, table: str, script: list, seconds: float):
+    """The detector's events and the ship's truth for `script` on a `family` ship at 10 SPS
+    (no hops: the pieces stay where they are put)."""
+    params = ShipParams.draw(FAMILIES[family], seed, rate_sps=10, table=table)
+    params = replace(params, hands=replace(params.hands, hop_count=(0, 0)))
+    ship = VirtualShip(params, seed)
+    detector = Detector(rate_hz=10, table=table, items=ship.calibrated_item_grams())
+    events: list[dict] = []
+    for s in scripted_session(ship, script, seconds):
+        events.extend(detector.feed(s.t_ms, list(s.zones_g), s.table_g, s.impact))
+    return events, ship.truth()
 
 
 def rat_let_go_gently_then_caught(seed: int) -> tuple[list[dict], float, float]:
-    """A `rough` ship at 10 SPS with a piezo: a rat let go of on zone 2 without a press,
-    then lifted off by a hand (caught). The events, the rat's grams and when it left."""
-    params = ShipParams.draw(FAMILIES["rough"], seed, rate_sps=10, table="piezo")
-    params = replace(params, hands=replace(params.hands, hop_count=(0, 0)))
+    """A `rough` ship with a piezo: a rat let go of on zone 2 without a press, then lifted
+    off by a hand (caught). The events, the rat's grams and when it left."""
     script = [
         {"at_ms": LET_GO_MS, "action": "place", "zone": 2, "item": "rat", "press_g": 0},
         {"at_ms": FALL_MS, "action": "fall", "pieces": [[2, "rat"]], "outcomes": ["caught"]},
     ]
-    ship = VirtualShip(params, seed)
-    samples = scripted_session(ship, script, 9.0)
-    detector = Detector(rate_hz=10, table="piezo", items=ship.calibrated_item_grams())
-    events: list[dict] = []
-    for s in samples:
-        events.extend(detector.feed(s.t_ms, list(s.zones_g), s.table_g, s.impact))
-    (fall,) = [record for record in ship.truth() if hasattr(record, "pieces")]
+    events, truth = scripted("rough", seed, "piezo", script, 9.0)
+    (fall,) = [record for record in truth if hasattr(record, "pieces")]
     return events, fall.pieces[0].grams, fall.pieces[0].leave_us / 1000.0
 
 
@@ -78,16 +85,14 @@ def test_a_rat_read_light_falls_as_soon_as_the_mat_took_as_much():
     with trace.open() as rows:
         detect_trace(rows, items, lines.append)
     falls = [e for e in map(json.loads, lines) if e["type"] == "fall"]
-    second = [f for f in falls if f["t_ms"] > 103765]
+    second = [f for f in falls if f["t_ms"] > SECOND_RAT_LEFT_MS]
     assert [(f["zones"], f["items"]) for f in second] == [([4], ["rat"])]
-    assert second[0]["decided_ms"] - 103765 <= SCORED_LATE_MS
+    assert second[0]["decided_ms"] - SECOND_RAT_LEFT_MS <= SCORED_LATE_MS
 
 
 def boat_then_rat(seed: int, table: str) -> list[dict]:
-    """A `mixed` ship at 10 SPS: a boat on zone 6 and a rat on zone 3, then both fall, the
-    rat 400 ms after the boat."""
-    params = ShipParams.draw(FAMILIES["mixed"], seed, rate_sps=10, table=table)
-    params = replace(params, hands=replace(params.hands, hop_count=(0, 0)))
+    """A `mixed` ship: a boat on zone 6 and a rat on zone 3, then both fall, the rat 400 ms
+    after the boat."""
     script = [
         {"at_ms": 500, "action": "place", "zone": 6, "item": "boat", "press_g": 0},
         {"at_ms": 2000, "action": "place", "zone": 3, "item": "rat", "press_g": 0},
@@ -99,12 +104,7 @@ def boat_then_rat(seed: int, table: str) -> list[dict]:
             "gaps_ms": [400],
         },
     ]
-    ship = VirtualShip(params, seed)
-    detector = Detector(rate_hz=10, table=table, items=ship.calibrated_item_grams())
-    events: list[dict] = []
-    for s in scripted_session(ship, script, 10.0):
-        events.extend(detector.feed(s.t_ms, list(s.zones_g), s.table_g, s.impact))
-    return events
+    return scripted("mixed", seed, table, script, 10.0)[0]
 
 
 @pytest.mark.parametrize("table", ["piezo", "mat", "both"])
