@@ -49,8 +49,8 @@ MAX_SERVERS = 16
 STREAM_REQUEST_S = 5.0  # one JetStream request's answer
 # A table's consumer says it is alive this often when idle. nats-py makes a new one after two
 # heartbeats missed (the server that held it died) and tries again as often: at its default
-# of 5 s a game stood still for 10-20 s after a NATS node was killed, and over a minute on a
-# busy machine while JetStream elected new leaders
+# of 5 s a game stood still for up to 21 s after a NATS node was killed, and over a minute on
+# a busy machine while JetStream elected new leaders (bench/README, "Cluster failover")
 FOLLOW_HEARTBEAT_S = 1.0
 STREAM_READY_S = 30.0  # how long a starting referee waits for JetStream to make its stream
 REPLICAS = 3  # copies of the stream in a cluster of three servers or more
