@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import ITEMS, chest_let_go_as_barrel_and_sailor_fall, detect, of_type
 from test_shipsense_signals import ShipSignal
 
-from bosun.sim import ShipParams, VirtualShip, scripted_session
-from bosun.sim.zoo import FAMILIES
+from bosun.sim import VirtualShip
 from shipsense.detector import Detector
 
 
@@ -108,8 +106,6 @@ def test_at_10_sps_a_piece_that_stood_then_fell_with_others_is_placed_with_its_o
     # was located where the zones stood then, its own zone half empty already: the others'
     # loss was added to it as a cascade during its rest, and the 7.6 g crate became a 12-14
     # g boat (the fall as much too heavy)
-    params = ShipParams.draw(FAMILIES["sensors"], seed, rate_sps=10, table="both")
-    params = replace(params, hands=replace(params.hands, hop_count=(0, 0)))
     script = [
         {"at_ms": 500, "action": "place", "zone": 5, "item": "sailor", "press_g": 0},
         {"at_ms": 2000, "action": "place", "zone": 7, "item": "crate", "press_g": 0},
@@ -122,10 +118,8 @@ def test_at_10_sps_a_piece_that_stood_then_fell_with_others_is_placed_with_its_o
             "gaps_ms": [10, 20],
         },
     ]
-    ship = VirtualShip(params, seed)
-    rows = [
-        (s.t_ms, list(s.zones_g), s.table_g, s.impact) for s in scripted_session(ship, script, 8.0)
-    ]
+    ship = VirtualShip(zoo_params("sensors", seed, 10, "both"), seed)
+    rows = scripted_rows(ship, script, 8.0)
     detector = Detector(rate_hz=10, table="both", items=ship.calibrated_item_grams())
     events = []
     for row in rows:

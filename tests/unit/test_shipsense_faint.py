@@ -12,13 +12,12 @@ as much, or once it has stood missing over the longest weighing window
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.zoo_ship import scripted_rows, zoo_params
 
-from bosun.sim import ShipParams, VirtualShip, scripted_session
-from bosun.sim.zoo import FAMILIES
+from bosun.sim import VirtualShip
 from shipsense.detector import Detector
 from shipsense.offline import detect_trace
 
@@ -31,13 +30,11 @@ SECOND_RAT_LEFT_MS = 103765  # in the 30511 excerpt
 def scripted(family: str, seed: int, table: str, script: list, seconds: float):
     """The detector's events and the ship's truth for `script` on a `family` ship at 10 SPS
     (no hops: the pieces stay where they are put)."""
-    params = ShipParams.draw(FAMILIES[family], seed, rate_sps=10, table=table)
-    params = replace(params, hands=replace(params.hands, hop_count=(0, 0)))
-    ship = VirtualShip(params, seed)
+    ship = VirtualShip(zoo_params(family, seed, 10, table), seed)
     detector = Detector(rate_hz=10, table=table, items=ship.calibrated_item_grams())
     events: list[dict] = []
-    for s in scripted_session(ship, script, seconds):
-        events.extend(detector.feed(s.t_ms, list(s.zones_g), s.table_g, s.impact))
+    for row in scripted_rows(ship, script, seconds):
+        events.extend(detector.feed(*row))
     return events, ship.truth()
 
 

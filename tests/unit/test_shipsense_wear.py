@@ -4,13 +4,11 @@ the settling as noise (which blinded its triggers for seconds) and as the empty 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from support.zoo_ship import NO_WEAR, scripted_rows, zoo_params
 from test_shipsense_detector import ITEMS, of_type
 
-from bosun.sim import ShipParams, VirtualShip, scripted_session
-from bosun.sim.zoo import FAMILIES
+from bosun.sim import VirtualShip
 from shipsense import detector_rest
 from shipsense import detector_tuning as tuning
 from shipsense.detector import Detector
@@ -20,14 +18,9 @@ PLACE_RAT = [{"at_ms": 1200, "action": "place", "zone": 3, "item": "rat", "press
 
 def powered_up(seed: int, rate: int, script: list[dict], seconds: float = 6.0) -> list[tuple]:
     """Rows of a `wear` ship whose only wear is the HX711s settling after power-up."""
-    params = ShipParams.draw(FAMILIES["wear"], seed, rate_sps=rate, table="mat")
-    sensors = replace(params.sensors, zero_step_per_min=0.0, gain_drift=(0.0,) * 11)
-    params = replace(params, sensors=sensors, hands=replace(params.hands, hop_count=(0, 0)))
-    ship = VirtualShip(params, seed)
-    return [
-        (s.t_ms, list(s.zones_g), s.table_g, s.impact)
-        for s in scripted_session(ship, script, seconds)
-    ]
+    # the settling drawn for the ship kept, the rest of its wear off
+    params = zoo_params("wear", seed, rate, "mat", zero_step_per_min=0.0, gain_drift=(0.0,) * 11)
+    return scripted_rows(VirtualShip(params, seed), script, seconds)
 
 
 def feed(rows: list[tuple], detector: Detector | None = None) -> tuple[Detector, list[dict]]:
@@ -108,16 +101,9 @@ def test_a_cells_zero_that_stepped_is_where_the_ship_rests_before_the_next_place
     # the episode open, and a piece placed on zone 6 0.7 s after the step was weighed on top
     # of it and booked on zone 1 (zoo-wear-20701 at 80 SPS, 4114 ms)
     seed = 20701
-    params = ShipParams.draw(FAMILIES["wear"], seed, rate_sps=80, table="mat")
-    sensors = replace(
-        params.sensors, power_up_settle_ms=0.0, zero_step_per_min=0.0, gain_drift=(0.0,) * 11
-    )
-    params = replace(params, sensors=sensors, hands=replace(params.hands, hop_count=(0, 0)))
+    params = zoo_params("wear", seed, 80, "mat", **NO_WEAR)
     script = [{"at_ms": 2700, "action": "place", "zone": 6, "item": item, "press_g": 0}]
-    rows = [
-        (s.t_ms, list(s.zones_g), s.table_g, s.impact)
-        for s in scripted_session(VirtualShip(params, seed), script, 6.0)
-    ]
+    rows = scripted_rows(VirtualShip(params, seed), script, 6.0)
     for t_ms, zones_g, _, _ in rows:  # the step, through the HX711's filter (4 periods)
         zones_g[0] += step_g * min(max((t_ms - 2000.0) / 50.0, 0.0), 1.0)
     _, events = feed(rows)

@@ -5,13 +5,11 @@ the step is no piece (no place, no fall, no shift)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from support.zoo_ship import NO_WEAR, scripted_rows, zoo_params
 from test_shipsense_detector import ITEMS, of_type
 
-from bosun.sim import ShipParams, VirtualShip, scripted_session
-from bosun.sim.zoo import FAMILIES
+from bosun.sim import VirtualShip
 from shipsense.detector import Detector
 
 
@@ -21,15 +19,8 @@ def stepped_session(
     """Rows of a `wear` ship (no power-up settling, no random steps or drift, no hops) whose
     zone `step[1]` (1-based) steps by `step[2]` grams at `step[0]` ms, through the HX711's
     filter (its four conversion periods at the rate)."""
-    params = ShipParams.draw(FAMILIES["wear"], seed, rate_sps=rate, table="mat")
-    sensors = replace(
-        params.sensors, power_up_settle_ms=0.0, zero_step_per_min=0.0, gain_drift=(0.0,) * 11
-    )
-    params = replace(params, sensors=sensors, hands=replace(params.hands, hop_count=(0, 0)))
-    rows = [
-        (s.t_ms, list(s.zones_g), s.table_g, s.impact)
-        for s in scripted_session(VirtualShip(params, seed), script, seconds)
-    ]
+    params = zoo_params("wear", seed, rate, "mat", **NO_WEAR)
+    rows = scripted_rows(VirtualShip(params, seed), script, seconds)
     at_ms, zone, grams = step
     settle_ms = 4000.0 / rate
     for t_ms, zones_g, _, _ in rows:
