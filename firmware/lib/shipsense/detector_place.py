@@ -127,7 +127,7 @@ def mat_took(det, grams):
     table = det.table_sense
     if table is None or not table.uses_mat:
         return False
-    if table.landed_k < det.onset_k - det.slow_parts * det.fast_n:
+    if table.landed_k < det.onset_k - det.slow_span_n:
         return False
     if table.landed_k <= det.last_fall_k:
         return False

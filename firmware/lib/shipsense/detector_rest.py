@@ -99,7 +99,7 @@ def step(det, k, total, d, sigma_fast):
             track(det, k, total)
             return False
         trigger = slow
-        span_n = det.slow_parts * det.fast_n
+        span_n = det.slow_span_n
     if 0 < det.trigger_run < min(2, det.fast_n):
         return False
     det.state = records.LOADING
@@ -115,7 +115,7 @@ def strayed(det, k, sigma_fast):
     """The slow trigger (tuning._SLOW_MS) if the total stood off the base past it over the
     slow span, else 0.0."""
     parts = det.slow_parts
-    if k < parts * det.fast_n:
+    if k < det.slow_span_n:
         return 0.0
     trigger = tuning.TRIGGER_SIGMAS * sigma_fast / sqrt(parts)
     if trigger < det.floor_g:

@@ -314,7 +314,8 @@ def windows(det):
     det.history_n = ns(_HISTORY_MS)
     det.zone_history_n = ns(_ZONE_HISTORY_MS)
     det.fast_n = ns(_FAST_MS)
-    det.slow_parts = max(2, ns(_SLOW_MS) // det.fast_n)  # fast means in the slow span
+    det.slow_parts = max(2, ns(_SLOW_MS) // det.fast_n)  # fast means in the slow span ...
+    det.slow_span_n = det.slow_parts * det.fast_n  # ... and its samples
     det.stable_w = max(3, ns(_STABLE_MS))
     det.warmup_n = ns(_WARMUP_MS)
     det.power_up_calm_n = max(2, ns(_POWER_UP_CALM_MS))
