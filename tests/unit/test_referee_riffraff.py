@@ -243,6 +243,21 @@ def test_an_ambiguous_weight_is_flagged_and_can_be_corrected():
     assert t.view["turn"] == "cy"
 
 
+def test_rr14_a_piece_named_again_by_people_during_the_window_keeps_its_countdown():
+    # a correction answered while the turn's 3 s window runs: the LEDs go on counting down
+    # what is left of it (not the plain prompt, as if the window were over)
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    between = (W["plank"] + W["barrel"]) / 2
+    out = t.on_ship_event({"type": "place", "zone": 8, "grams": between}, 100)
+    (flag,) = kinds(out, fx.FLAG)
+    other = next(option for option in flag["options"] if option != "confirm")
+    out = t.on_input("cy", {"type": "confirm", "flag": flag["id"], "option": other}, 1100)
+    assert actions(out) == [{"type": "load", "player": "bob", "zone": 8, "item": other}]
+    assert [(led["show"], led["seconds"]) for led in kinds(out, fx.LED)] == [("countdown", 2.0)]
+    assert actions(t.on_timer(3100)) == [{"type": "end_turn", "player": "bob"}]
+
+
 def test_rr14_with_the_immediate_rule_a_later_fall_is_the_previous_players_and_the_turn_goes_on():
     t = table(settle_s=0)
     choose(t, ann=3, bob=8, cy=5)

@@ -191,9 +191,12 @@ class TableReferee:
     def undone(self) -> None:
         """The game went back a step: forget timers that belonged to the step undone."""
 
-    def rewrite(self, seat: str, index: int, corrected: dict | None, reason: str) -> list[Effect]:
+    def rewrite(
+        self, seat: str, index: int, corrected: dict | None, reason: str, now_ms: int
+    ) -> list[Effect]:
         """Replace the action at `index` (None: take it out): undo back to it, then redo with
-        the correction."""
+        the correction; the LEDs then show the game as it stands at `now_ms` (a window still
+        counting down goes on)."""
         later = self.match.log[index + 1 :]
         redo = [corrected, *later] if corrected is not None else later
         before = self.match
@@ -206,7 +209,7 @@ class TableReferee:
         out = [Effect(fx.UNDO, {"action": a, "reason": reason, "by": seat}) for a in undone]
         out += [Effect(fx.ACTION, a) for a in redo]
         out.append(feed(f"{seat} corrected the referee: {reason}", level="warning"))
-        return out + self.prompt()
+        return out + self.prompt(now_ms=now_ms)
 
     def replay(self, actions: list[dict[str, Any]]) -> None:
         rebuilt = Match()

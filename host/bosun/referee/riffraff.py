@@ -268,9 +268,9 @@ class RiffRaffTable(TableReferee):
 
     def _ship_stay(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         self.leaving_since_ms = None  # the weight came back: nothing left
-        # or a hand came off the piece just loaded: the corrected log's own LED command (a
-        # plain prompt, the countdown lost) gives way to the one sent now
-        out = [e for e in hand.lifted(self, event) if e.kind != fx.LED]
+        out = hand.lifted(self, event, now_ms)  # or a hand came off the piece just loaded
+        if any(effect.kind == fx.LED for effect in out):
+            return out  # its load named again, the LEDs show the game as it stands
         return out + self.prompt(force=True, now_ms=now_ms)
 
     def _ship_touch(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
@@ -424,16 +424,17 @@ class RiffRaffTable(TableReferee):
         elif flag.kind in ("wrong_zone", "stray") and option == "removed":
             self.expected_removals.append({"zone": flag.data["zone"], "grams": flag.data["grams"]})
         elif flag.kind == "which_item" and option != "confirm":
-            return self._correct_item(seat, flag, option)
+            return self._correct_item(seat, flag, option, now_ms)
         elif flag.kind == "toppled" and option != "nothing fell":
             return topple.answer(self, flag, option, seat)
         return []
 
-    def _correct_item(self, seat: str, flag: Flag, item: str) -> list[Effect]:
+    def _correct_item(self, seat: str, flag: Flag, item: str, now_ms: int) -> list[Effect]:
         """A load (or a shift) named the wrong kind of piece: the log is rewritten."""
         index = flag.data["index"]
         corrected = {**self.match.log[index], "item": item}
-        return self.rewrite(seat, index, corrected, f"it was a {item}, not a {flag.data['item']}")
+        reason = f"it was a {item}, not a {flag.data['item']}"
+        return self.rewrite(seat, index, corrected, reason, now_ms)
 
     def correct_flag(
         self, flag: Flag, request: dict[str, Any], seat: str, now_ms: int
@@ -448,11 +449,11 @@ class RiffRaffTable(TableReferee):
         if index >= len(self.match.log) or self.match.log[index] != action:
             raise Rejected("that fall has been undone or corrected since")
         if not fallen and not caught:
-            return self.rewrite(seat, index, None, "nothing fell off the ship")
+            return self.rewrite(seat, index, None, "nothing fell off the ship", now_ms)
         corrected = {**action, "fallen": fallen, "caught": caught}
         parts = [f"{describe_pieces(fallen)} reached the table"] if fallen else []
         parts += [f"{describe_pieces(caught)} caught"] if caught else []
-        return self.rewrite(seat, index, corrected, f"{'; '.join(parts)}")
+        return self.rewrite(seat, index, corrected, "; ".join(parts), now_ms)
 
     @staticmethod
     def _corrected_pieces(request: dict[str, Any], field: str) -> list[dict[str, Any]]:

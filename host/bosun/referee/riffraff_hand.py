@@ -34,7 +34,7 @@ class FreshLoad:
     grams: float
 
 
-def lifted(table: RiffRaffTable, event: dict[str, Any]) -> list[Effect]:
+def lifted(table: RiffRaffTable, event: dict[str, Any], now_ms: int) -> list[Effect]:
     """A `stay` naming the zone of the latest load: the hand came off that piece. Its load
     is named again by what rests (nothing if it is the same kind, or the load has been
     undone or corrected since)."""
@@ -60,7 +60,7 @@ def lifted(table: RiffRaffTable, event: dict[str, Any]) -> list[Effect]:
         f"there, a {item}, not a {loaded} ({fresh.grams:.1f} g with the hand; RR8)"
     )
     try:
-        out = table.rewrite(SHIP, fresh.index, {**fresh.action, "item": item}, reason)
+        out = table.rewrite(SHIP, fresh.index, {**fresh.action, "item": item}, reason, now_ms)
     except Rejected as why:
         return [feed(f"{reason}, but {why}", level="warning", rule="RR8")]
     for flag in list(table.flags.values()):  # a question about the old name is moot
