@@ -16,8 +16,9 @@ stored inputs rebuilds exactly the same referee after a crash.
   the game (RR13);
 - a `stay` naming the zone of the piece just loaded is a hand that held it down coming off:
   the load is named again by what rests (`riffraff_hand`);
-- a `touch` marked `toppled` on the open turn's zone (a pressed piece that went over the side
-  as it was let go, which no sensor weighed) asks people which piece it was: their answer is
+- a piece that toppled off as it was let go (`riffraff_topple`): weighed as it fell from the
+  open turn's empty zone, it is that player's load and then fall; a `touch` marked `toppled`
+  there (pressed, weighed by no sensor) asks people which piece it was, and their answer is
   its load and fall (RR11, RR13);
 - the settle window (RR14) is counted down on the LEDs, then the turn ends.
 """
@@ -28,7 +29,6 @@ from typing import Any
 
 from bosun.games import Rejected
 from bosun.games.riffraff import ITEMS
-from bosun.games.riffraff.pieces import piece_refs
 from bosun.referee import effects as fx
 from bosun.referee import leds
 from bosun.referee import riffraff_hand as hand
@@ -37,6 +37,7 @@ from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
 from bosun.referee.riffraff_falls import (
     FallEpisode,
+    corrected_pieces,
     describe_fall,
     describe_pieces,
     fall_action,
@@ -54,7 +55,6 @@ from shipsense.pieces import ITEM_GRAMS
 FALL_EPISODE_MS = 1600
 # A `leaving` is always followed by a fall or a shift; if neither came, stop holding the turn.
 LEAVING_HOLD_MS = 2500
-MAX_CORRECTED_PIECES = 16
 
 
 class RiffRaffTable(TableReferee):
@@ -324,7 +324,7 @@ class RiffRaffTable(TableReferee):
 
     def _settle_fall(self, now_ms: int) -> list[Effect]:
         episode, self.episode = self.episode, None
-        out = self._unrested_load(episode)
+        out = topple.fell_unrested(self, episode)
         view = self.view
         player = view["falls_to"]
         if player is None:
@@ -334,38 +334,6 @@ class RiffRaffTable(TableReferee):
         for event in self.held_events:
             out += self.on_ship_event(event, now_ms)
         self.held_events = []
-        return out
-
-    def _unrested_load(self, episode: FallEpisode) -> list[Effect]:
-        """A piece that fell from the open turn's zone as it was let go, before it ever came
-        to rest (no `place`): the zone is empty in the game, so it was the active player's.
-        It is their load, and then their fall (RR8, RR11), not the previous player's."""
-        view = self.view
-        target = view["target_zone"]
-        if view["phase"] != "turn" or view["pieces_loaded"] or target not in episode.zones:
-            return []
-        if view["ship"][str(target)]:
-            return []  # a piece the game has there may have toppled late (RR14)
-        grams = [
-            float(piece["grams"])
-            for event in episode.events
-            for piece in (event.get("pieces") or [])
-            if isinstance(piece, dict)
-            and piece.get("zone") == target
-            and isinstance(piece.get("grams"), (int, float))
-        ]
-        if not grams and episode.zones == {target}:
-            grams = [episode.left_g]
-        supply = view["players"][view["turn"]]["items"]
-        candidates = {item: self.item_grams[item] for item in ITEMS if supply[item] > 0}
-        if not grams or not candidates:
-            return []
-        item, _, _ = name_place(grams[0], candidates)
-        load = {"type": "load", "player": view["turn"], "zone": target, "item": item}
-        out = self.submit(load)
-        if any(e.kind == fx.ACTION for e in out):
-            text = f"{view['turn']}'s {item} fell as it was let go, before it came to rest"
-            out.append(feed(text, level="warning", rule="RR11"))
         return out
 
     def _decide_fall(self, player: str, episode: FallEpisode) -> list[Effect]:
@@ -443,8 +411,8 @@ class RiffRaffTable(TableReferee):
         pieces that reached the table and those caught; none at all: nothing fell."""
         if flag.kind != "which_fell":
             raise Rejected("this question takes no correction")
-        fallen = self._corrected_pieces(request, "fallen")
-        caught = self._corrected_pieces(request, "caught")
+        fallen = corrected_pieces(request, "fallen")
+        caught = corrected_pieces(request, "caught")
         index, action = flag.data["index"], flag.data["action"]
         if index >= len(self.match.log) or self.match.log[index] != action:
             raise Rejected("that fall has been undone or corrected since")
@@ -454,17 +422,6 @@ class RiffRaffTable(TableReferee):
         parts = [f"{describe_pieces(fallen)} reached the table"] if fallen else []
         parts += [f"{describe_pieces(caught)} caught"] if caught else []
         return self.rewrite(seat, index, corrected, "; ".join(parts), now_ms)
-
-    @staticmethod
-    def _corrected_pieces(request: dict[str, Any], field: str) -> list[dict[str, Any]]:
-        pieces = request.get(field, [])
-        if not isinstance(pieces, list) or len(pieces) > MAX_CORRECTED_PIECES:
-            raise Rejected(f"{field} must be a list of at most {MAX_CORRECTED_PIECES} pieces")
-        refs = piece_refs(pieces, field)
-        for ref in refs:
-            if ref.zone is None:
-                raise Rejected(f"{ref.where}: name the zone it left, e.g. {{item, zone}}")
-        return [{"item": ref.item, "zone": ref.zone} for ref in refs]
 
     # -- ship status ---------------------------------------------------------------------
 

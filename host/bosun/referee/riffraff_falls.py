@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from bosun.games import Rejected
+from bosun.games.riffraff.pieces import piece_refs
 from shipsense.items import name_fall, name_place
 
 # Below this the mat felt nothing worth naming (its noise is a few tenths of a gram).
 MAT_FELT_G = 0.5
 MAX_PIECES_REPORTED = 8  # a fall event's `pieces` beyond this are a broken message
+MAX_CORRECTED_PIECES = 16  # in people's correction of a fall, beyond this: a broken request
 
 
 @dataclass
@@ -201,6 +204,19 @@ def fall_action(player: str, fallen: list[Piece], caught: list[Piece]) -> dict[s
         "fallen": [p.named() for p in sorted(fallen, key=order)],
         "caught": [p.named() for p in sorted(caught, key=order)],
     }
+
+
+def corrected_pieces(request: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """The pieces people list under `field` ("fallen" or "caught") when they correct a fall,
+    each {item, zone} as the game log names it (RR13a); Rejected, naming what is wrong."""
+    pieces = request.get(field, [])
+    if not isinstance(pieces, list) or len(pieces) > MAX_CORRECTED_PIECES:
+        raise Rejected(f"{field} must be a list of at most {MAX_CORRECTED_PIECES} pieces")
+    refs = piece_refs(pieces, field)
+    for ref in refs:
+        if ref.zone is None:
+            raise Rejected(f"{ref.where}: name the zone it left, e.g. {{item, zone}}")
+    return [{"item": ref.item, "zone": ref.zone} for ref in refs]
 
 
 def describe_pieces(pieces: list[Any]) -> str:
