@@ -44,6 +44,13 @@ MAX_BARRELS_A_HAND = 8  # a person's hand at a virtual harbour moves at most thi
 # to ~1.5 s after the piece came to rest: barrels are taken off a dock only this long after
 # the last ones set down on it came to rest.
 TAKE_AFTER_PUT_MS = 3500.0
+# The detector decides that barrels left a dock ~0.3 s after they went (a `fall`'s decided_ms
+# less its t_ms), and only then weighs what went. Barrels set down (or lifted) on another
+# dock before that are weighed into the fall or read with it as a shift between the docks:
+# a barrel counts on a neighbouring dock. A barrel caught by a hand is at rest the moment it
+# leaves (busy_until), so every hand, the table's and a person's, waits this long after a
+# lift before it moves barrels again.
+AFTER_LIFT_MS = 600.0
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,7 @@ class HarbourPlayers(TableBots):
         self._waiting: dict[str, Any] | None = None  # a harbour answer the referee owes
         self._seen_events: list[dict] = []
         self._next_move_ms = 0.0  # the table's hands rest until then (ship time)
+        self._hands_free_ms = 0.0  # no hand moves barrels before then (after any hand's move)
         self._put_done_ms: dict[int, float] = {}  # dock -> when barrels set there came to rest
         self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
         self._next_decision_ms = 0.0
@@ -183,6 +191,7 @@ class HarbourPlayers(TableBots):
         self._seen_events = []
         self._put_done_ms = {}
         self._hand_moves = []
+        self._next_move_ms = self._hands_free_ms = 0.0  # a new game: a new ship's clock
         self.answer_moves = (None, Counter())
 
     def _close(self, tally: HarbourTally, state: dict[str, Any]) -> None:
@@ -222,7 +231,9 @@ class HarbourPlayers(TableBots):
                 return False
             dock = min(work, key=lambda d: (work[d] > 0, d))  # take off before putting on
             count = work[dock]
-        if self.ship.now_ms < self._next_move_ms or (count < 0 and not self.may_take(dock)):
+        if self.ship.now_ms < max(self._next_move_ms, self._hands_free_ms) or (
+            count < 0 and not self.may_take(dock)
+        ):
             return True
         if self._hand_moves:
             self._hand_moves.pop(0)
@@ -239,6 +250,7 @@ class HarbourPlayers(TableBots):
         for _ in range(count):
             placed = self.ship.place(dock, "barrel", at_ms=at_ms)
             self._put_done_ms[dock] = max(self._put_done_ms.get(dock, 0.0), placed.done_ms)
+        self._rest_hands(self.style.gap_ms[0])
 
     def may_take(self, dock: int) -> bool:
         """Whether barrels set down on `dock` have rested long enough to be taken off."""
@@ -249,6 +261,25 @@ class HarbourPlayers(TableBots):
         pieces = sorted(self.ship.aboard(dock), key=lambda p: p.ready_us)[-count:]
         at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
         self.ship.fall([p.id for p in pieces], "caught", at_ms=at_ms)
+        self._rest_hands(AFTER_LIFT_MS)
+
+    def _rest_hands(self, wait_ms: float) -> None:
+        """After any hand's move (the table's or a person's), no hand moves barrels until what
+        moved came to rest and `wait_ms` more passed."""
+        self._hands_free_ms = max(self._hands_free_ms, self.ship.busy_until_ms + wait_ms)
+
+    def hands_free(self) -> bool:
+        """Whether a hand may move barrels now: the harbour is still, the last move read."""
+        return self.ship.settled and self.ship.now_ms >= self._hands_free_ms
+
+    def sees(self, state: dict[str, Any] | None) -> bool:
+        """Whether the table's hands see the harbour of `state` (the game as the service has
+        it now): the same question and the same cargo dock by dock. Their copy comes over
+        the broker and lags on a busy machine."""
+        mine = self.state
+        return question_key(self._game_id, mine) == question_key(self._game_id, state) and (
+            expected_barrels(mine) == expected_barrels(state)
+        )
 
     def add_answer_moves(self, key: tuple, moves: Counter[int]) -> None:
         held_key, held = self.answer_moves
@@ -433,12 +464,16 @@ class VirtualHarbour(VirtualTableBase):
         if not pending or pending["player"] != player:
             raise ValueError("the harbour is not asking you to load or unload now")
         players, ship = self.players, self.node.ship
+        if not players.sees(state):
+            # the table's hands would still move barrels for the game as it was (a page
+            # answer's, ships sailing) after these, and take these for that answer's
+            raise ValueError("the table is still catching up with the game; wait a moment")
         key = question_key(players.game_id, state)
         if players.answer_moves[0] != key:
             players.answer_moves = (key, Counter())
         if players.harbour_work():
             raise ValueError("the ships are still being moved up; wait a moment")
-        if not ship.settled:
+        if not players.hands_free():
             raise ValueError("the harbour is still moving; wait a moment")
         if do == "put":
             left = len(ship.supply("barrel"))
