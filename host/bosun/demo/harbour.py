@@ -231,10 +231,9 @@ class HarbourPlayers(TableBots):
                 return False
             dock = min(work, key=lambda d: (work[d] > 0, d))  # take off before putting on
             count = work[dock]
-        if self.ship.now_ms < max(self._next_move_ms, self._hands_free_ms) or (
-            count < 0 and not self.may_take(dock)
-        ):
-            return True
+        waiting = not self.hands_free() or self.ship.now_ms < self._next_move_ms
+        if waiting or (count < 0 and not self.may_take(dock)):
+            return True  # the hands rest (after any hand's move, and at their own pace)
         if self._hand_moves:
             self._hand_moves.pop(0)
         if count < 0:
