@@ -1,5 +1,5 @@
-"""The virtual harbour's hands (bosun.demo.harbour) move barrels only as the harbour's detector
-can read them, whatever the table's hands and a person's hands do one after the other, and
+"""The virtual harbour's hands (bosun.demo.harbour_hands) move barrels only as the harbour's
+detector can read them, whatever the table's hands and a person's hands do one after the other, and
 however late the table's copy of the game arrives (over the broker, on a busy machine).
 
 No broker and no service: the harbour's core runs on the simulated samples in the test, the
@@ -13,7 +13,8 @@ from collections import Counter
 
 import pytest
 
-from bosun.demo.harbour import AFTER_LIFT_MS, HarbourPlayers, VirtualHarbour
+from bosun.demo.harbour import HarbourPlayers, VirtualHarbour
+from bosun.demo.harbour_hands import AFTER_LIFT_MS
 from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.sim.params import ShipParams
 from bosun.tables import TableConfig, default_seats

@@ -7,6 +7,8 @@ cards on their pages, and answer the harbour's questions (MB15) mostly by moving
 docks and leaving the answer to the referee, sometimes by answering on their page and then
 moving the barrels. The table's hands (`HarbourPlayers._keep_harbour`) follow the game as
 people do: when ships sail or move up (MB9, MB10) they take the barrels off and move the ships.
+Every hand, a bot's or a person's, moves barrels only as the detector can read them
+(`bosun.demo.harbour_hands`).
 
 What the referee decided is checked against what the bots really did: a load or unload
 that differs from the barrels moved, a flag, an undo or an answer never read is a mismatch.
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
+from bosun.demo.harbour_hands import HarbourHands, expected_barrels, question_key, signed
 from bosun.demo.table_bots import TableBots, VirtualKind, VirtualTableBase
 from bosun.demo.virtual_ship import VirtualShipNode
 from bosun.sim.params import ShipParams
@@ -39,18 +42,6 @@ FLAG_POLL_MS = 2500.0  # how often the bots look at the table for flags to answe
 # report the last move (its decisions come ~0.3-0.6 s after a barrel came to rest).
 LOOK_MS = 1000.0
 MAX_BARRELS_A_HAND = 8  # a person's hand at a virtual harbour moves at most this many
-# The detector takes weight leaving a zone within 1.5 s of deciding a place there for the
-# hand that set the piece down (shipsense's FRESH_MS: a `stay`), and it decides a place up
-# to ~1.5 s after the piece came to rest: barrels are taken off a dock only this long after
-# the last ones set down on it came to rest.
-TAKE_AFTER_PUT_MS = 3500.0
-# The detector decides that barrels left a dock ~0.3 s after they went (a `fall`'s decided_ms
-# less its t_ms), and only then weighs what went. Barrels set down (or lifted) on another
-# dock before that are weighed into the fall or read with it as a shift between the docks:
-# a barrel counts on a neighbouring dock. A barrel caught by a hand is at rest the moment it
-# leaves (busy_until), so every hand, the table's and a person's, waits this long after a
-# lift before it moves barrels again.
-AFTER_LIFT_MS = 600.0
 
 
 @dataclass(frozen=True)
@@ -98,32 +89,6 @@ class HarbourTally:
         }
 
 
-def expected_barrels(state: dict[str, Any] | None) -> Counter[int]:
-    """Barrels the game has at each dock."""
-    if not state:
-        return Counter()
-    return Counter(
-        {
-            dock: sum(ship["cargo"].values())
-            for dock, ship in enumerate(state["docks"], 1)
-            if ship and "cargo" in ship
-        }
-    )
-
-
-def question_key(game_id: str | None, state: dict[str, Any] | None) -> tuple | None:
-    """The pending load/unload question of `state`, as a key (None when nobody is asked)."""
-    pending = state and state.get("pending")
-    if not pending:
-        return None
-    return (game_id, state["round"], pending["room"], pending["action"], pending["player"])
-
-
-def signed(action: str, ships: dict[str, int]) -> Counter[int]:
-    sign = 1 if action == "load" else -1
-    return Counter({int(dock): sign * n for dock, n in ships.items() if n})
-
-
 class HarbourPlayers(TableBots):
     """All bot seats of one virtual Montego Bay table, and the table's hands; seats in
     `humans` are left to people (their pages stand in for their hands)."""
@@ -150,9 +115,8 @@ class HarbourPlayers(TableBots):
         self._truths: list[dict[str, Any]] = []  # answers the bots gave with their hands
         self._waiting: dict[str, Any] | None = None  # a harbour answer the referee owes
         self._seen_events: list[dict] = []
-        self._next_move_ms = 0.0  # the table's hands rest until then (ship time)
-        self._hands_free_ms = 0.0  # no hand moves barrels before then (after any hand's move)
-        self._put_done_ms: dict[int, float] = {}  # dock -> when barrels set there came to rest
+        self.hands = HarbourHands(node)  # every hand at the table, a bot's or a person's
+        self._next_move_ms = 0.0  # the table's hands rest until then (ship time), at their pace
         self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
         self._next_decision_ms = 0.0
         self._last_flag_poll_ms = -FLAG_POLL_MS
@@ -189,9 +153,9 @@ class HarbourPlayers(TableBots):
         self._truths.clear()
         self._waiting = None
         self._seen_events = []
-        self._put_done_ms = {}
         self._hand_moves = []
-        self._next_move_ms = self._hands_free_ms = 0.0  # a new game: a new ship's clock
+        self.hands.reset()
+        self._next_move_ms = 0.0  # a new game: a new ship's clock
         self.answer_moves = (None, Counter())
 
     def _close(self, tally: HarbourTally, state: dict[str, Any]) -> None:
@@ -200,10 +164,6 @@ class HarbourPlayers(TableBots):
             tally.mismatches.append({"kind": "unanswered", "truth": truth})
 
     # -- the table's hands: the harbour follows the game -------------------------------------
-
-    def physical_barrels(self) -> Counter[int]:
-        """Barrels lying on each dock of the virtual harbour (or being set down there)."""
-        return Counter({dock: len(self.ship.aboard(dock)) for dock in HARBOUR_DOCKS})
 
     def desired_barrels(self) -> Counter[int]:
         """What the docks should hold: the game's cargo, and the barrels moved for the
@@ -216,7 +176,7 @@ class HarbourPlayers(TableBots):
 
     def harbour_work(self) -> dict[int, int]:
         """Barrels to add (+) or take off (-) dock by dock for the harbour to be as wanted."""
-        desired, there = self.desired_barrels(), self.physical_barrels()
+        desired, there = self.desired_barrels(), self.hands.barrels()
         return {d: desired[d] - there[d] for d in HARBOUR_DOCKS if desired[d] != there[d]}
 
     def _keep_harbour(self) -> bool:
@@ -231,45 +191,18 @@ class HarbourPlayers(TableBots):
                 return False
             dock = min(work, key=lambda d: (work[d] > 0, d))  # take off before putting on
             count = work[dock]
-        waiting = not self.hands_free() or self.ship.now_ms < self._next_move_ms
-        if waiting or (count < 0 and not self.may_take(dock)):
+        hands = self.hands
+        waiting = not hands.free() or self.ship.now_ms < self._next_move_ms
+        if waiting or (count < 0 and not hands.may_take(dock)):
             return True  # the hands rest (after any hand's move, and at their own pace)
         if self._hand_moves:
             self._hand_moves.pop(0)
         if count < 0:
-            self.take(dock, -count)
+            hands.take(dock, -count)
         else:
-            self.put(dock, count)
+            hands.put(dock, count, self.style.gap_ms[0])
         self._next_move_ms = self.ship.busy_until_ms + self.rng.uniform(*self.style.gap_ms)
         return True
-
-    def put(self, dock: int, count: int) -> None:
-        """`count` barrels set down on `dock` together (one hand, or one ship moved up)."""
-        at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
-        for _ in range(count):
-            placed = self.ship.place(dock, "barrel", at_ms=at_ms)
-            self._put_done_ms[dock] = max(self._put_done_ms.get(dock, 0.0), placed.done_ms)
-        self._rest_hands(self.style.gap_ms[0])
-
-    def may_take(self, dock: int) -> bool:
-        """Whether barrels set down on `dock` have rested long enough to be taken off."""
-        return self.ship.now_ms >= self._put_done_ms.get(dock, 0.0) + TAKE_AFTER_PUT_MS
-
-    def take(self, dock: int, count: int) -> None:
-        """`count` barrels lifted off `dock` together, back to their owners' hands."""
-        pieces = sorted(self.ship.aboard(dock), key=lambda p: p.ready_us)[-count:]
-        at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
-        self.ship.fall([p.id for p in pieces], "caught", at_ms=at_ms)
-        self._rest_hands(AFTER_LIFT_MS)
-
-    def _rest_hands(self, wait_ms: float) -> None:
-        """After any hand's move (the table's or a person's), no hand moves barrels until what
-        moved came to rest and `wait_ms` more passed."""
-        self._hands_free_ms = max(self._hands_free_ms, self.ship.busy_until_ms + wait_ms)
-
-    def hands_free(self) -> bool:
-        """Whether a hand may move barrels now: the harbour is still, the last move read."""
-        return self.ship.settled and self.ship.now_ms >= self._hands_free_ms
 
     def sees(self, state: dict[str, Any] | None) -> bool:
         """Whether the table's hands see the harbour of `state` (the game as the service has
@@ -472,22 +405,22 @@ class VirtualHarbour(VirtualTableBase):
             players.answer_moves = (key, Counter())
         if players.harbour_work():
             raise ValueError("the ships are still being moved up; wait a moment")
-        if not players.hands_free():
+        if not players.hands.free():
             raise ValueError("the harbour is still moving; wait a moment")
         if do == "put":
             left = len(ship.supply("barrel"))
             if count > left:
                 raise ValueError(f"only {left} barrels are off the docks")
             players.add_answer_moves(key, Counter({dock: count}))
-            players.put(dock, count)
+            players.hands.put(dock, count, players.style.gap_ms[0])
         else:
             there = len(ship.aboard(dock))
-            if not players.may_take(dock):
+            if not players.hands.may_take(dock):
                 raise ValueError(f"the barrels just set down on dock {dock} are still settling")
             if count > there:
                 raise ValueError(f"dock {dock} holds {there} barrel{'s' if there != 1 else ''}")
             players.add_answer_moves(key, Counter({dock: -count}))
-            players.take(dock, count)
+            players.hands.take(dock, count)
 
 
 HARBOUR = VirtualKind(
