@@ -107,3 +107,46 @@ def test_rr11_a_piece_that_toppled_off_unweighed_is_named_on_a_players_page(serv
         state = service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")["state"]
         assert state["ship"]["8"] == [] and state["players"]["bob"]["items"]["crate"] == 1
         expect(phone.locator("#feed")).to_contain_text("crate toppled off zone 8")
+
+
+def test_rr10_rr11_a_fall_no_sensor_felt_is_reported_on_a_players_page(service):
+    # bob's barrel rests on 8; cy presses a crate onto 5 and catches it as it topples, while
+    # the barrel slips off to the table: to the ship a hand took its piece back, and nothing
+    # heard the barrel land (a soft landing on the cloth)
+    ship = service.test_ship
+    choose(service, ann=3, bob=8, cy=5)
+    ship.event("place", 1000.0, zone=8, grams=W["barrel"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    seats = service.seats("t1")
+    with chromium() as browser:
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(f"{service.service.http_url}/seat/{seats['ann']}")
+        expect(phone.locator("#report-fall")).to_contain_text("Report what fell")
+        screenshot(phone, "player-page-report-entry")
+        phone.click('button[data-do="report-start"]')
+        expect(phone.locator("#report-fall")).to_be_hidden()  # while the list is open
+        editor = phone.locator("#correct-fall")
+        expect(editor).to_contain_text("What fell that the ship missed?")
+        expect(editor.locator(".correct-row")).to_have_count(0)
+        editor.locator("#correct-more").select_option("8:barrel")
+        editor.locator('button[data-do="correct-add"]').click()
+        editor.locator("#correct-more").select_option("toppled:crate")
+        editor.locator('button[data-do="correct-add"]').click()
+        expect(editor.locator(".correct-row")).to_have_count(2)
+        editor.locator('.correct-row[data-item="crate"] select').select_option("caught")
+        screenshot(phone, "player-page-report-fall")
+        editor.locator('button[data-do="correct-send"]').click()
+        expect(editor).to_be_hidden()
+        snapshot = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")
+        state = snapshot["state"]
+        assert state["ship"]["8"] == [] and state["ship"]["5"] == [] and state["boxed"] == 0
+        cy = state["players"]["cy"]["items"]
+        assert cy["crate"] == 1 and cy["barrel"] == 2  # RR12 her own catch back, RR13 the barrel
+        expect(phone.locator("#feed")).to_contain_text("ann reports what the ship did not feel")
+        log = service.http.get(
+            f"/api/games/{snapshot['game_id']}/log.jsonl", params={"key": service.key}
+        ).text
+        assert (
+            '{"type":"fall","player":"cy","fallen":[{"item":"barrel","zone":8}],'
+            '"caught":[{"item":"crate","zone":5}]}'
+        ) in log

@@ -20,6 +20,8 @@ stored inputs rebuilds exactly the same referee after a crash.
   open turn's empty zone, it is that player's load and then fall; a `touch` marked `toppled`
   there (pressed, weighed by no sensor) asks people which piece it was, and their answer is
   its load and fall (RR11, RR13);
+- cargo that left with no sensor telling is reported by people, piece by piece
+  (`riffraff_report`), and decided as a fall the ship felt;
 - the settle window (RR14) is counted down on the LEDs, then the turn ends.
 """
 
@@ -32,6 +34,7 @@ from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
 from bosun.referee import leds
 from bosun.referee import riffraff_hand as hand
+from bosun.referee import riffraff_report as report
 from bosun.referee import riffraff_topple as topple
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
@@ -371,6 +374,13 @@ class RiffRaffTable(TableReferee):
         return out + self.after_turn_change()
 
     # -- player inputs -------------------------------------------------------------------
+
+    def on_input(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
+        if request.get("type") == report.REQUEST:  # not the engine's: any seat, any phase
+            if not self.online:
+                raise Rejected("the table is paused: the ship is offline")
+            return report.report(self, seat, request)
+        return super().on_input(seat, request, now_ms)
 
     def player_action(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
         kind = request["type"]

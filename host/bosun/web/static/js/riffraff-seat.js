@@ -93,6 +93,17 @@
     return out.join("");
   }
 
+  // below the game, beside the undo: cargo that fell with no sensor telling (riffraff_report)
+  function reportHtml(s) {
+    const st = s.state;
+    if (!st || !isHuman(s) || st.phase === "over" || correcting || !(aboardCount(st) || loadingNow(st))) return "";
+    return '<button class="link-button" type="button" data-do="report-start">Cargo fell and the ship missed it? Report what fell</button> ' + Bosun.ruleChip("RR10");
+  }
+
+  const aboardCount = (st) => Object.values(st.ship || {}).reduce((n, items) => n + items.length, 0);
+  // the open turn's player still has a piece to load: it may have toppled off unseen
+  const loadingNow = (st) => st.phase === "turn" && (st.pieces_loaded || 0) < (st.pieces_announced || 1);
+
   function handsHtml(s) {
     const st = s.state;
     if (!s.virtual || !isHuman(s) || !st || st.phase !== "turn" || st.turn !== me) return "";
@@ -136,16 +147,32 @@
   // any other piece that left the ship too. Drawn from its own state so that a new snapshot
   // does not reset the choices being made.
   const FATES = [["table", "reached the table"], ["caught", "was caught"], ["aboard", "is still aboard"]];
+  const TOPPLED_FATES = [["table", "reached the table"], ["caught", "was caught"], ["aboard", "did not fall"]];
   let correcting = null; // {flag, rows: [{item, zone, fate, added}], aboard: {zone: [items]}}
   const correctBox = document.createElement("section");
   correctBox.id = "correct-fall";
   correctBox.className = "panel correct-fall";
   correctBox.hidden = true;
   el("alerts").after(correctBox);
+  const reportEntry = document.createElement("section");
+  reportEntry.id = "report-fall";
+  reportEntry.className = "panel report-entry";
+  reportEntry.hidden = true;
+  root.querySelector("details.undo").before(reportEntry);
   correctBox.addEventListener("change", (event) => {
     const row = event.target.dataset.row;
     if (correcting && row !== undefined) correcting.rows[Number(row)].fate = event.target.value;
   });
+
+  // A fall no sensor felt, reported by people (riffraff_report): the same list, started empty;
+  // the open turn's piece being loaded can be named too (it toppled off before it rested).
+  function startReport() {
+    const st = snap && snap.state;
+    if (!st) return;
+    const toppled = loadingNow(st) ? Bosun.ITEMS.filter((i) => st.players[st.turn].items[i] > 0) : [];
+    correcting = { flag: null, rows: [], aboard: st.ship || {}, toppled: toppled, turn: st.turn, zone: st.target_zone };
+    drawCorrection();
+  }
 
   function startCorrection(flagId) {
     const flag = ((snap && snap.referee && snap.referee.flags) || []).find((f) => f.id === flagId);
@@ -171,25 +198,34 @@
     correctBox.hidden = !correcting;
     if (!correcting) return Bosun.render(correctBox, "");
     const rows = correcting.rows.map((r, i) =>
-      '<li class="correct-row" data-item="' + esc(r.item) + '" data-zone="' + r.zone + '"><span>' + Bosun.itemIcon(r.item, 20) + " " + esc(r.item) + " from zone " + r.zone + "</span> " +
+      '<li class="correct-row" data-item="' + esc(r.item) + '" data-zone="' + r.zone + '"><span>' + Bosun.itemIcon(r.item, 20) + " " + esc(r.item) + (r.toppled ? " being loaded on zone " : " from zone ") + r.zone + "</span> " +
       '<select data-row="' + i + '" aria-label="where the ' + esc(r.item) + " from zone " + r.zone + ' went">' +
-      FATES.map((f) => '<option value="' + f[0] + '"' + (r.fate === f[0] ? " selected" : "") + ">" + f[1] + "</option>").join("") + "</select></li>").join("");
+      (r.toppled ? TOPPLED_FATES : FATES).map((f) => '<option value="' + f[0] + '"' + (r.fate === f[0] ? " selected" : "") + ">" + f[1] + "</option>").join("") + "</select></li>").join("");
     const more = stillAboard();
-    const add = more.length
-      ? '<p><label>Another piece left the ship: <select id="correct-more">' +
-        more.map((p) => '<option value="' + p.zone + ":" + esc(p.item) + '">' + esc(p.item) + " from zone " + p.zone + "</option>").join("") +
+    const toppled = correcting.rows.some((r) => r.toppled) ? [] : correcting.toppled || [];
+    const options = more.map((p) => '<option value="' + p.zone + ":" + esc(p.item) + '">' + esc(p.item) + " from zone " + p.zone + "</option>")
+      .concat(toppled.map((i) => '<option value="toppled:' + esc(i) + '">' + esc(correcting.turn === me ? "your " : correcting.turn + "'s ") + esc(i) + ", toppled off zone " + correcting.zone + " as it was let go</option>"));
+    const add = options.length
+      ? '<p><label>' + (correcting.flag ? "Another piece left the ship" : "A piece left the ship") + ': <select id="correct-more">' + options.join("") +
         '</select></label> <button class="button secondary" type="button" data-do="correct-add">Add it</button></p>'
       : "";
-    Bosun.render(correctBox,
-      '<h2>What really fell? ' + Bosun.ruleChip("RR13a") + '</h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>' +
+    const title = correcting.flag
+      ? '<h2>What really fell? ' + Bosun.ruleChip("RR13a") + '</h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>'
+      : '<h2>What fell that the ship missed? ' + Bosun.ruleChip("RR10") + '</h2><p class="muted">Each piece by the zone it left. The referee decides it as a fall it felt (whose it is, RR14; the turn ends, RR11); everyone sees it.</p>';
+    Bosun.render(correctBox, title +
       '<ol class="correct-list">' + (rows || '<li class="muted">no piece</li>') + "</ol>" + add +
-      '<div class="choice-row"><button class="button" type="button" data-do="correct-send">Send the correction</button>' +
+      '<div class="choice-row"><button class="button" type="button" data-do="correct-send">' + (correcting.flag ? "Send the correction" : "Report it") + "</button>" +
       '<button class="button secondary" type="button" data-do="correct-cancel">Cancel</button></div>');
   }
 
   function sendCorrection() {
-    const named = (fate) => correcting.rows.filter((r) => r.fate === fate).map((r) => ({ item: r.item, zone: r.zone }));
-    const body = { type: "confirm", flag: correcting.flag, option: "correct", fallen: named("table"), caught: named("caught") };
+    const named = (fate) => correcting.rows.filter((r) => r.fate === fate && !r.toppled).map((r) => ({ item: r.item, zone: r.zone }));
+    let body = { type: "confirm", flag: correcting.flag, option: "correct", fallen: named("table"), caught: named("caught") };
+    if (!correcting.flag) {
+      body = { type: "report_fall", fallen: body.fallen, caught: body.caught };
+      const toppled = correcting.rows.find((r) => r.toppled && r.fate !== "aboard");
+      if (toppled) body.toppled = { item: toppled.item, fate: toppled.fate === "caught" ? "caught" : "fallen" };
+    }
     send(base, body).then((ok) => {
       if (ok) {
         correcting = null;
@@ -229,7 +265,8 @@
   function show(s) {
     snap = s;
     window.bosunLast = s;
-    if (correcting && !((s.referee && s.referee.flags) || []).some((f) => f.id === correcting.flag)) {
+    const over = !s.state || s.state.phase === "over";
+    if (correcting && (correcting.flag ? !((s.referee && s.referee.flags) || []).some((f) => f.id === correcting.flag) : over)) {
       correcting = null; // answered from another page, or undone
       drawCorrection();
     }
@@ -237,6 +274,9 @@
     Bosun.render(el("status"), statusHtml(s));
     countdown.set(s);
     Bosun.render(el("actions"), actionsHtml(s));
+    const report = reportHtml(s);
+    reportEntry.hidden = !report;
+    Bosun.render(reportEntry, report);
     const hands = handsHtml(s);
     el("hands").hidden = !hands;
     Bosun.render(el("hands"), hands);
@@ -277,16 +317,22 @@
         break;
       case "correct-add": {
         const [zone, item] = el("correct-more").value.split(":");
-        correcting.rows.push({ item: item, zone: Number(zone), fate: "table", added: true });
+        if (zone === "toppled") correcting.rows.push({ item: item, zone: correcting.zone, fate: "table", toppled: true });
+        else correcting.rows.push({ item: item, zone: Number(zone), fate: "table", added: true });
         drawCorrection();
         break;
       }
+      case "report-start":
+        startReport();
+        if (snap) show(snap);
+        break;
       case "correct-send":
         sendCorrection();
         break;
       case "correct-cancel":
         correcting = null;
         drawCorrection();
+        if (snap) show(snap);
         break;
     }
   }

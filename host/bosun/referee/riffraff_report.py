@@ -1,0 +1,90 @@
+"""Riff Raff: cargo that left the ship with no sensor telling, as people report it.
+
+The sensors miss some falls outright: a piece caught as it toppled off at the let-go (to every
+sensor, a hand taking its piece back), or one that toppled off so fast at 10 SPS that the
+load cells never showed it (bench/README.md counts them). Sensors flag, a person confirms
+(RR10), and here a person tells: any seat may report what fell, each piece by the zone it left
+and its kind (RR13a), reached the table or caught, and the piece the active player was loading
+if it toppled off before it came to rest. The referee then decides as for a fall it felt: whose
+it is (RR14), what goes back and what is boxed (RR12, RR13), and whether the turn is over
+(RR11). Everyone sees it on the feed; the charged player or the operator can undo it.
+
+A report: `{"type": "report_fall", "fallen": [{"item", "zone"}], "caught": [...],
+"toppled": {"item": "rat", "fate": "fallen" | "caught"}}` (each part optional, one needed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bosun.games import Rejected
+from bosun.games.riffraff import ITEMS
+from bosun.referee import effects as fx
+from bosun.referee.effects import Effect, feed
+from bosun.referee.riffraff_falls import corrected_pieces, describe_fall
+
+if TYPE_CHECKING:
+    from bosun.referee.riffraff import RiffRaffTable
+
+REQUEST = "report_fall"
+FATES = ("fallen", "caught")
+
+
+def report(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> list[Effect]:
+    """Apply `seat`'s report of a fall the ship did not feel; Rejected (nothing changed) with
+    what is wrong."""
+    fallen = corrected_pieces(request, "fallen")
+    caught = corrected_pieces(request, "caught")
+    toppled = _toppled(request.get("toppled"))
+    if not fallen and not caught and toppled is None:
+        raise Rejected("name what fell: pieces aboard (fallen or caught), or the piece toppled")
+    if table.episode is not None or table.leaving_since_ms is not None:
+        raise Rejected("the ship is feeling a fall right now: report once it is settled")
+    view = table.view
+    if view["phase"] == "over":
+        raise Rejected("the game is over: its result stands")
+    actions: list[dict[str, Any]] = []
+    if toppled is not None:
+        if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+            raise Rejected("no piece is being loaded now: name the pieces aboard that fell")
+        item, fate = toppled
+        player, zone = view["turn"], view["target_zone"]
+        actions.append({"type": "load", "player": player, "zone": zone, "item": item})
+        (fallen if fate == "fallen" else caught).append({"item": item, "zone": zone})
+        charged, late = player, False
+    else:
+        charged, late = view["falls_to"], not view["fall_ends_turn"]
+        if charged is None:
+            raise Rejected("nothing has been loaded yet: no cargo can have fallen")
+    fall = {"type": "fall", "player": charged, "fallen": fallen, "caught": caught}
+    actions.append(fall)
+    boxed_before = view["boxed"]
+    try:  # all or nothing: a replay that fails leaves the game as it was
+        table.replay([*table.match.log, *actions])
+    except Rejected as why:
+        raise Rejected(f"that does not fit the game: {why}") from None
+    if not late:
+        table.settle_deadline_ms = None  # RR11: the fall ends the turn
+    after = table.view
+    open_turn = after["turn"] if late else None
+    said = describe_fall(fall, after["boxed"] - boxed_before, late, open_turn)
+    what = f"{seat} reports what the ship did not feel: {said}"
+    if toppled is not None:
+        what += f" ({charged}'s {toppled[0]} toppled off as it was let go)"
+    out = [Effect(fx.ACTION, action) for action in actions]
+    out.append(feed(what, level="warning", rule="RR14" if late else "RR11"))
+    return out + table.after_turn_change()
+
+
+def _toppled(value: Any) -> tuple[str, str] | None:
+    """(item, fate) of the report's `toppled` part, None when absent; Rejected if malformed."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"item", "fate"}:
+        raise Rejected('toppled must be {"item": kind, "fate": "fallen" or "caught"}')
+    item, fate = value.get("item"), value.get("fate", "fallen")
+    if item not in ITEMS:
+        raise Rejected(f"toppled.item must be one of {', '.join(ITEMS)}")
+    if fate not in FATES:
+        raise Rejected('toppled.fate must be "fallen" or "caught"')
+    return item, fate
