@@ -158,6 +158,42 @@ def test_a_load_window_is_centred_on_the_place_event_it_was_decided_from():
     assert ann["from_t_ms"] < 12_345.0 < ann["to_t_ms"]
 
 
+def test_a_fall_people_reported_has_no_sensor_moment_a_felt_one_has():
+    # round 2: bob's crate falls; the ship felt the fall (entry 29) in one game, and in the
+    # other nobody's sensor did and ann reported it from her page (entry 29, an input)
+    actions = [*ROUND_ONE, card("ann", 5), card("bob", 9), card("cy", 2), load("bob", 9, "crate")]
+    fall = {"type": "fall", "player": "bob", "fallen": [{"item": "crate", "zone": 9}], "caught": []}
+    timed_log = [(1000 + i * 1000, a, 2 * (i + 1)) for i, a in enumerate([*actions, fall])]
+    replayed = replay_game(timed_log, running=False)
+    turns = public_timeline(replayed, running=False)["turns"]
+    at_ms = timed_log[-1][0]
+
+    def entry(id_, kind, payload, boot=None):
+        return Entry(
+            id=id_,
+            table_id="t1",
+            game_id="g",
+            kind=kind,
+            payload=payload,
+            boot=boot,
+            seq=None,
+            at_ms=at_ms - 200,
+        )
+
+    felt = entry(
+        29, "ship_event", {"type": "fall", "t_ms": 50_000.0, "grams": 7.6, "zones": [9]}, "b1"
+    )
+    (moment,) = [m for m in sensor_moments(turns, replayed.falls, [felt]) if m["kind"] == "fall"]
+    assert (moment["boot"], moment["t_ms"], moment["zones"]) == ("b1", 50_000.0, [9])
+    report = {"type": "report_fall", "fallen": [{"item": "crate", "zone": 9}]}
+    told = entry(29, "input", {"seat": "ann", "request": report})
+    earlier = entry(
+        27, "ship_event", {"type": "fall", "t_ms": 48_000.0, "grams": 2.6, "zones": [5]}, "b1"
+    )
+    moments = sensor_moments(turns, replayed.falls, [earlier, told])
+    assert [m for m in moments if m["kind"] == "fall"] == []  # not the unrelated earlier fall
+
+
 def test_stats_count_falls_by_zone_and_item_and_win_rates_of_finished_games():
     fall_game = [
         *ROUND_ONE,

@@ -25,6 +25,7 @@ from fastapi.responses import PlainTextResponse
 
 from bosun.games import Rejected, registry
 from bosun.games.match import Match, dump_log_line
+from bosun.referee.riffraff_report import REQUEST as REPORT_FALL
 from bosun.store import GameRow, StoreError, UnknownGame, effective_actions
 from bosun.web.context import ApiError, WebContext, number
 from shipsense import protocol
@@ -290,6 +291,9 @@ def sensor_moments(
                 }
             )
     for fall in falls:
+        source = cause(fall.get("entry"))
+        if source is not None and source.kind == "input" and _reported(source.payload):
+            continue  # a fall people reported: no sensor felt it, nothing of it to plot
         found = tumble(fall["at_ms"], fall.get("entry"))
         if found:
             boot, first, last = found
@@ -313,6 +317,12 @@ def sensor_moments(
     for number_, moment in enumerate(moments, start=1):
         moment["id"] = number_
     return moments
+
+
+def _reported(payload: Any) -> bool:
+    """Whether a stored seat input is people's report of a fall (riffraff_report)."""
+    request = payload.get("request") if isinstance(payload, dict) else None
+    return isinstance(request, dict) and request.get("type") == REPORT_FALL
 
 
 def trace_window(store, row: GameRow, boot: str, from_t_ms: float, to_t_ms: float) -> dict:
