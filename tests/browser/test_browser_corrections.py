@@ -121,12 +121,12 @@ def test_rr10_rr11_a_fall_no_sensor_felt_is_reported_on_a_players_page(service):
     with chromium() as browser:
         phone = browser.new_context(**PHONE).new_page()
         phone.goto(f"{service.service.http_url}/seat/{seats['ann']}")
-        expect(phone.locator("#report-fall")).to_contain_text("Report what fell")
+        expect(phone.locator("#report-fall")).to_contain_text("The ship missed a piece falling")
         screenshot(phone, "player-page-report-entry")
         phone.click('button[data-do="report-start"]')
         expect(phone.locator("#report-fall")).to_be_hidden()  # while the list is open
         editor = phone.locator("#correct-fall")
-        expect(editor).to_contain_text("What fell that the ship missed?")
+        expect(editor).to_contain_text("What did the ship miss?")
         expect(editor.locator(".correct-row")).to_have_count(0)
         editor.locator("#correct-more").select_option("8:barrel")
         editor.locator('button[data-do="correct-add"]').click()
@@ -150,3 +150,25 @@ def test_rr10_rr11_a_fall_no_sensor_felt_is_reported_on_a_players_page(service):
             '{"type":"fall","player":"cy","fallen":[{"item":"barrel","zone":8}],'
             '"caught":[{"item":"crate","zone":5}]}'
         ) in log
+
+
+def test_rr8_a_piece_the_ship_never_counted_is_reported_loaded_on_a_players_page(service):
+    # cy set a light rat down on zone 5 and the ship never placed it: her turn waits on
+    ship = service.test_ship
+    choose(service, ann=3, bob=8, cy=5)
+    ship.event("place", 1000.0, zone=8, grams=W["barrel"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    seats = service.seats("t1")
+    with chromium() as browser:
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(f"{service.service.http_url}/seat/{seats['cy']}")
+        phone.click('button[data-do="report-start"]')
+        editor = phone.locator("#correct-fall")
+        expect(editor).to_contain_text("Your piece rests on zone 5, not counted")
+        editor.locator("#report-load-item").select_option("rat")
+        screenshot(phone, "player-page-report-load")
+        editor.locator('button[data-do="report-load"]').click()
+        expect(editor).to_be_hidden()
+        state = service.wait_for("t1", lambda s: s["state"]["turn"] == "ann")["state"]
+        assert state["ship"]["5"] == ["rat"] and state["players"]["cy"]["items"]["rat"] == 0
+        expect(phone.locator("#feed")).to_contain_text("cy loaded a rat on zone 5")

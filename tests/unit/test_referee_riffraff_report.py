@@ -1,8 +1,9 @@
-"""RR10-RR14: cargo that left the ship with no sensor telling, reported by people.
+"""RR8, RR10-RR14: what the ship did not feel, reported by people.
 
 Some falls no sensor can tell: a piece caught as it toppled off at the let-go reads as a hand
-taking its piece back, and one gone within a sample at 10 SPS never shows. Any seat reports
-what fell, piece by piece; the referee decides it as a fall it felt (bosun.referee.riffraff_report).
+taking its piece back, and one gone within a sample at 10 SPS never shows; a light piece set
+down on a rough ship can go unplaced. Any seat reports what fell, piece by piece, or the piece
+loaded; the referee decides it as if the ship had felt it (bosun.referee.riffraff_report).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from bosun.referee import effects as fx
 
 def report(t, seat="ann", now_ms=5000, **parts):
     return t.on_input(seat, {"type": "report_fall", **parts}, now_ms)
+
+
+def tell(t, parts, seat="ann", now_ms=5000):
+    """Any report: `parts` carries its own type."""
+    return t.on_input(seat, parts, now_ms)
 
 
 def test_rr11_rr13_a_reported_fall_in_the_window_is_the_active_players_and_ends_the_turn():
@@ -171,8 +177,8 @@ PIECES = st.lists(
     st.sampled_from([BARREL8, P("rat", 5), P("rat", 8), P("crate", 11), {"item": "rat"}]),
     max_size=3,
 )
-REPORTS = st.fixed_dictionaries(
-    {},
+FALL_REPORTS = st.fixed_dictionaries(
+    {"type": st.just("report_fall")},
     optional={
         "fallen": PIECES | JSON,
         "caught": PIECES | JSON,
@@ -183,18 +189,27 @@ REPORTS = st.fixed_dictionaries(
         | JSON,
     },
 )
+LOAD_REPORTS = st.fixed_dictionaries(
+    {"type": st.just("report_load")},
+    optional={"item": st.sampled_from(["crate", "rat", "anchor"]) | JSON},
+)
 
 
-@settings(max_examples=150, deadline=None)
-@given(REPORTS)
-def test_any_report_applies_whole_or_is_refused_and_changes_nothing(parts):
+@settings(max_examples=200, deadline=None)
+@given(FALL_REPORTS | LOAD_REPORTS, st.booleans())
+def test_any_report_applies_whole_or_is_refused_and_changes_nothing(parts, loading):
     """Bad input gets a clear refusal and changes nothing; a report that applies leaves a
     game the engine accepts from its log alone."""
     t = table(settle_s=3)
-    barrel_then_rat(t)  # pieces aboard on 8 and 5, cy's window open
+    if loading:  # bob's barrel is on 8, cy is to load onto 5
+        choose(t, ann=3, bob=8, cy=5)
+        place(t, 8, "barrel", 100)
+        t.on_timer(3100)
+    else:  # pieces aboard on 8 and 5, cy's window open
+        barrel_then_rat(t)
     log = list(t.match.log)
     try:
-        report(t, **parts)
+        tell(t, parts)
     except Rejected as why:
         assert str(why) and t.match.log == log
         return
@@ -202,3 +217,76 @@ def test_any_report_applies_whole_or_is_refused_and_changes_nothing(parts):
     again = table(settle_s=3)
     again.replay(t.match.log)
     assert again.view == t.view
+
+
+def test_rr8_rr14_a_reported_load_is_the_turns_and_its_window_runs():
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    out = t.on_input("cy", {"type": "report_load", "item": "crate"}, 700)
+    assert actions(out) == [{"type": "load", "player": "bob", "zone": 8, "item": "crate"}]
+    assert t.view["ship"]["8"] == ["crate"] and t.view["turn"] == "bob"
+    assert t.settle_deadline_ms == 3700  # RR14: the three seconds from the report
+    (line,) = [f for f in kinds(out, fx.FEED) if "reports" in f["text"]]
+    assert (
+        line["text"] == ("cy reports what the ship did not feel: bob loaded a crate on zone 8")
+        and line["rule"] == "RR8"
+    )
+    (led,) = kinds(out, fx.LED)
+    assert led["show"] == "countdown" and led["zone"] == 8
+    assert actions(t.on_timer(3700)) == [{"type": "end_turn", "player": "bob"}]
+
+
+def test_rr9_a_reported_first_of_two_pieces_leaves_the_turn_open():
+    t = table(settle_s=0)
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "barrel", 100)  # bob's barrel: cy's turn on 5, then ann's on 3
+    place(t, 5, "rat", 200)
+    t.on_input("ann", {"type": "announce", "pieces": 1}, 250)
+    place(t, 3, "boat", 300)
+    choose(t, now_ms=400, ann=4, bob=5, cy=6)  # cy on 6, bob on 5 (holds cy's rat: RR9)
+    place(t, 6, "rat", 500)
+    assert (t.view["turn"], t.view["target_zone"]) == ("bob", 5)
+    t.on_input("bob", {"type": "announce", "pieces": 2}, 600)
+    out = t.on_input("bob", {"type": "report_load", "item": "chest"}, 700)
+    view = t.view
+    assert view["turn"] == "bob" and view["pieces_loaded"] == 1 and t.settle_deadline_ms is None
+    assert actions(place(t, 5, "sailor", 900))[0]["item"] == "sailor"
+    assert kinds(out, fx.LED)  # the ship still prompts for the second piece
+
+
+@pytest.mark.parametrize(
+    "request_parts, why",
+    [
+        ({"item": "anchor"}, "item must be one of"),
+        ({"item": ["crate"]}, "item must be one of"),
+        ({"item": "crate", "zone": 3}, "a load is reported as"),
+        ({}, "item must be one of"),
+    ],
+)
+def test_a_load_report_that_does_not_fit_is_refused_and_changes_nothing(request_parts, why):
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+    log = list(t.match.log)
+    with pytest.raises(Rejected, match=why):
+        t.on_input("ann", {"type": "report_load", **request_parts}, 500)
+    assert t.match.log == log and t.settle_deadline_ms is None
+
+
+def test_a_load_is_reported_only_while_a_piece_is_to_be_loaded_and_from_the_supply():
+    t = table(settle_s=3)
+    with pytest.raises(Rejected, match="no piece is being loaded"):
+        t.on_input("ann", {"type": "report_load", "item": "rat"}, 100)  # cards being chosen
+    choose(t, ann=3, bob=8, cy=5)
+    place(t, 8, "boat", 200)  # bob's one piece is down: his window runs
+    with pytest.raises(Rejected, match="no piece is being loaded"):
+        t.on_input("ann", {"type": "report_load", "item": "rat"}, 300)
+    t.on_timer(3200)
+    place(t, 5, "rat", 3300)
+    t.on_timer(6300)
+    place(t, 3, "rat", 6400)
+    t.on_timer(9400)
+    choose(t, now_ms=9500, ann=4, bob=9, cy=6)
+    assert t.view["turn"] == "bob"
+    with pytest.raises(Rejected, match="does not fit the game"):
+        t.on_input("ann", {"type": "report_load", "item": "boat"}, 9600)  # his boat is aboard
+    assert t.view["ship"]["9"] == [] and t.view["pieces_loaded"] == 0

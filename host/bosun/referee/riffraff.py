@@ -20,8 +20,8 @@ stored inputs rebuilds exactly the same referee after a crash.
   open turn's empty zone, it is that player's load and then fall; a `touch` marked `toppled`
   there (pressed, weighed by no sensor) asks people which piece it was, and their answer is
   its load and fall (RR11, RR13);
-- cargo that left with no sensor telling is reported by people, piece by piece
-  (`riffraff_report`), and decided as a fall the ship felt;
+- what no sensor felt is reported by people (`riffraff_report`): a fall, piece by piece,
+  decided as a fall the ship felt; a load, loaded as the ship's `place` would have loaded it;
 - the settle window (RR14) is counted down on the LEDs, then the turn ends.
 """
 
@@ -161,7 +161,7 @@ class RiffRaffTable(TableReferee):
             out.append(self.which_item(said, item, others, len(self.match.log) - 1))
         view = self.view
         if view["turn"] == player and view["pieces_loaded"] >= (view["pieces_announced"] or 1):
-            out += self._start_settle(now_ms)
+            out += self.start_settle(now_ms)
         return out
 
     def which_item(self, said: str, item: str, others: list[str], index: int) -> Effect:
@@ -315,7 +315,7 @@ class RiffRaffTable(TableReferee):
                 out += self.after_turn_change()
         return out
 
-    def _start_settle(self, now_ms: int) -> list[Effect]:
+    def start_settle(self, now_ms: int) -> list[Effect]:
         """RR14: the turn ends once the last piece rests and the window has passed."""
         settle_s = self.settle_s
         self.settle_deadline_ms = now_ms + settle_s * 1000
@@ -376,10 +376,10 @@ class RiffRaffTable(TableReferee):
     # -- player inputs -------------------------------------------------------------------
 
     def on_input(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
-        if request.get("type") == report.REQUEST:  # not the engine's: any seat, any phase
+        if request.get("type") in report.REQUESTS:  # not the engine's: any seat, any phase
             if not self.online:
                 raise Rejected("the table is paused: the ship is offline")
-            return report.report(self, seat, request)
+            return report.report(self, seat, request, now_ms)
         return super().on_input(seat, request, now_ms)
 
     def player_action(self, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:

@@ -1,16 +1,21 @@
-"""Riff Raff: cargo that left the ship with no sensor telling, as people report it.
+"""Riff Raff: what the ship did not feel, as people report it: cargo that fell, a piece loaded.
 
-The sensors miss some falls outright: a piece caught as it toppled off at the let-go (to every
-sensor, a hand taking its piece back), or one that toppled off so fast at 10 SPS that the
-load cells never showed it (bench/README.md counts them). Sensors flag, a person confirms
-(RR10), and here a person tells: any seat may report what fell, each piece by the zone it left
-and its kind (RR13a), reached the table or caught, and the piece the active player was loading
-if it toppled off before it came to rest. The referee then decides as for a fall it felt: whose
-it is (RR14), what goes back and what is boxed (RR12, RR13), and whether the turn is over
-(RR11). Everyone sees it on the feed; the charged player or the operator can undo it.
+The sensors miss a few moments outright: a piece caught as it toppled off at the let-go (to
+every sensor, a hand taking its piece back), one that toppled off so fast at 10 SPS that the
+load cells never showed it, or a light piece set down in the noise of a rough ship and never
+placed (bench/README.md counts them). Sensors flag, a person confirms (RR10); here a person
+tells, from any seat, and everyone sees it on the feed:
+- a fall (`report_fall`): each piece by the zone it left and its kind (RR13a), reached the
+  table or caught, and the piece the active player was loading if it toppled off before it
+  came to rest. The referee decides it as a fall it felt: whose it is (RR14), what goes back
+  and what is boxed (RR12, RR13), and whether the turn is over (RR11).
+- a load (`report_load`): the open turn's piece rests on its zone and the ship never counted
+  it: loaded as the ship's `place` would have loaded it (RR8), and the settle window runs.
+The charged player or the operator can undo either.
 
-A report: `{"type": "report_fall", "fallen": [{"item", "zone"}], "caught": [...],
-"toppled": {"item": "rat", "fate": "fallen" | "caught"}}` (each part optional, one needed).
+`{"type": "report_fall", "fallen": [{"item", "zone"}], "caught": [...], "toppled": {"item":
+"rat", "fate": "fallen" | "caught"}}` (each part optional, one needed);
+`{"type": "report_load", "item": "crate"}`.
 """
 
 from __future__ import annotations
@@ -26,23 +31,58 @@ from bosun.referee.riffraff_falls import corrected_pieces, describe_fall
 if TYPE_CHECKING:
     from bosun.referee.riffraff import RiffRaffTable
 
-REQUEST = "report_fall"
+REPORT_FALL = "report_fall"
+REPORT_LOAD = "report_load"
+REQUESTS = (REPORT_FALL, REPORT_LOAD)
 FATES = ("fallen", "caught")
 
 
-def report(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> list[Effect]:
-    """Apply `seat`'s report of a fall the ship did not feel; Rejected (nothing changed) with
+def report(table: RiffRaffTable, seat: str, request: dict[str, Any], now_ms: int) -> list[Effect]:
+    """Apply `seat`'s report of what the ship did not feel; Rejected (nothing changed) with
     what is wrong."""
+    if table.episode is not None or table.leaving_since_ms is not None:
+        raise Rejected("the ship is feeling a fall right now: report once it is settled")
+    if table.view["phase"] == "over":
+        raise Rejected("the game is over: its result stands")
+    if request.get("type") == REPORT_LOAD:
+        return _report_load(table, seat, request, now_ms)
+    return _report_fall(table, seat, request)
+
+
+def _report_load(
+    table: RiffRaffTable, seat: str, request: dict[str, Any], now_ms: int
+) -> list[Effect]:
+    """The open turn's piece rests on its zone, and the ship never placed it (RR8)."""
+    if set(request) - {"type", "item"}:
+        raise Rejected('a load is reported as {"type": "report_load", "item": kind}')
+    item = request.get("item")
+    if item not in ITEMS:
+        raise Rejected(f"item must be one of {', '.join(ITEMS)}")
+    view = table.view
+    if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+        raise Rejected("no piece is being loaded now")
+    player, zone = view["turn"], view["target_zone"]
+    load = {"type": "load", "player": player, "zone": zone, "item": item}
+    try:
+        out = table.submit(load, by_player=True)
+    except Rejected as why:
+        raise Rejected(f"that does not fit the game: {why}") from None
+    what = f"{seat} reports what the ship did not feel: {player} loaded a {item} on zone {zone}"
+    out.append(feed(what, level="warning", rule="RR8"))
+    after = table.view
+    if after["turn"] == player and after["pieces_loaded"] >= (after["pieces_announced"] or 1):
+        return out + table.start_settle(now_ms)
+    return out + table.prompt(force=True, now_ms=now_ms)
+
+
+def _report_fall(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> list[Effect]:
+    """Cargo that left the ship with no sensor telling (RR11-RR14)."""
     fallen = corrected_pieces(request, "fallen")
     caught = corrected_pieces(request, "caught")
     toppled = _toppled(request.get("toppled"))
     if not fallen and not caught and toppled is None:
         raise Rejected("name what fell: pieces aboard (fallen or caught), or the piece toppled")
-    if table.episode is not None or table.leaving_since_ms is not None:
-        raise Rejected("the ship is feeling a fall right now: report once it is settled")
     view = table.view
-    if view["phase"] == "over":
-        raise Rejected("the game is over: its result stands")
     actions: list[dict[str, Any]] = []
     if toppled is not None:
         if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):

@@ -25,7 +25,7 @@ from fastapi.responses import PlainTextResponse
 
 from bosun.games import Rejected, registry
 from bosun.games.match import Match, dump_log_line
-from bosun.referee.riffraff_report import REQUEST as REPORT_FALL
+from bosun.referee.riffraff_report import REPORT_FALL
 from bosun.store import GameRow, StoreError, UnknownGame, effective_actions
 from bosun.web.context import ApiError, WebContext, number
 from shipsense import protocol

@@ -97,7 +97,7 @@
   function reportHtml(s) {
     const st = s.state;
     if (!st || !isHuman(s) || st.phase === "over" || correcting || !(aboardCount(st) || loadingNow(st))) return "";
-    return '<button class="link-button" type="button" data-do="report-start">Cargo fell and the ship missed it? Report what fell</button> ' + Bosun.ruleChip("RR10");
+    return '<button class="link-button" type="button" data-do="report-start">The ship missed a piece falling, or one loaded? Report it</button> ' + Bosun.ruleChip("RR10");
   }
 
   const aboardCount = (st) => Object.values(st.ship || {}).reduce((n, items) => n + items.length, 0);
@@ -209,9 +209,15 @@
       ? '<p><label>' + (correcting.flag ? "Another piece left the ship" : "A piece left the ship") + ': <select id="correct-more">' + options.join("") +
         '</select></label> <button class="button secondary" type="button" data-do="correct-add">Add it</button></p>'
       : "";
+    const whose = correcting.turn === me ? "Your" : esc(correcting.turn) + "'s";
+    const loaded = !correcting.flag && correcting.toppled.length && !correcting.rows.length
+      ? '<p><label>' + whose + ' piece rests on zone ' + correcting.zone + ', not counted ' + Bosun.ruleChip("RR8") + ': <select id="report-load-item">' +
+        correcting.toppled.map((i) => '<option value="' + esc(i) + '">' + esc(i) + "</option>").join("") +
+        '</select></label> <button class="button secondary" type="button" data-do="report-load">Report the load</button></p><h3>Or what fell</h3>'
+      : "";
     const title = correcting.flag
       ? '<h2>What really fell? ' + Bosun.ruleChip("RR13a") + '</h2><p class="muted">Each piece by the zone it left. Everyone sees the correction.</p>'
-      : '<h2>What fell that the ship missed? ' + Bosun.ruleChip("RR10") + '</h2><p class="muted">Each piece by the zone it left. The referee decides it as a fall it felt (whose it is, RR14; the turn ends, RR11); everyone sees it.</p>';
+      : '<h2>What did the ship miss? ' + Bosun.ruleChip("RR10") + '</h2><p class="muted">The referee decides it as if the ship had felt it; everyone sees it. A fall: each piece by the zone it left (whose it is, RR14; the turn ends, RR11).</p>' + loaded;
     Bosun.render(correctBox, title +
       '<ol class="correct-list">' + (rows || '<li class="muted">no piece</li>') + "</ol>" + add +
       '<div class="choice-row"><button class="button" type="button" data-do="correct-send">' + (correcting.flag ? "Send the correction" : "Report it") + "</button>" +
@@ -322,6 +328,14 @@
         drawCorrection();
         break;
       }
+      case "report-load":
+        send(base, { type: "report_load", item: el("report-load-item").value }).then((ok) => {
+          if (ok) {
+            correcting = null;
+            drawCorrection();
+          }
+        });
+        break;
       case "report-start":
         startReport();
         if (snap) show(snap);
