@@ -36,6 +36,12 @@ def choose(service, **values: int) -> None:
         assert response.status_code == 200, response.text
 
 
+def game_log(service, snapshot) -> str:
+    """The game log of the game `snapshot` shows, as `bosun export` writes it."""
+    url = f"/api/games/{snapshot['game_id']}/log.jsonl"
+    return service.http.get(url, params={"key": service.key}).text
+
+
 def test_rr13a_a_flagged_fall_is_corrected_piece_by_piece_on_a_players_page(service):
     ship = service.test_ship
     choose(service, ann=3, bob=8, cy=5)
@@ -69,13 +75,10 @@ def test_rr13a_a_flagged_fall_is_corrected_piece_by_piece_on_a_players_page(serv
         state = service.wait_for("t1", lambda s: not s["referee"]["flags"])["state"]
         assert state["ship"]["3"] == [] and state["boxed"] == 1
         assert state["players"]["ann"]["supply"] == 9  # rat and boat back to ann (RR13)
-        log = service.http.get(
-            f"/api/games/{snapshot['game_id']}/log.jsonl", params={"key": service.key}
-        ).text
         assert (
             '{"type":"fall","player":"ann","fallen":[{"item":"rat","zone":5},'
             '{"item":"boat","zone":3}],"caught":[{"item":"barrel","zone":8}]}'
-        ) in log
+        ) in game_log(service, snapshot)
         # RR7: round 2 revealed, ann's page shows both her cards, the table only the last
         choose(service, ann=4, bob=9, cy=6)
         table = browser.new_context(**SCREEN).new_page()
@@ -109,18 +112,27 @@ def test_rr11_a_piece_that_toppled_off_unweighed_is_named_on_a_players_page(serv
         expect(phone.locator("#feed")).to_contain_text("crate toppled off zone 8")
 
 
+def barrel_aboard_cys_turn(service) -> dict[str, str]:
+    """bob's barrel rests on zone 8 and cy is to load onto 5; the seats' tokens."""
+    choose(service, ann=3, bob=8, cy=5)
+    service.test_ship.event("place", 1000.0, zone=8, grams=W["barrel"])
+    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
+    return service.seats("t1")
+
+
+def seat_page(browser, service, token: str):
+    phone = browser.new_context(**PHONE).new_page()
+    phone.goto(f"{service.service.http_url}/seat/{token}")
+    return phone
+
+
 def test_rr10_rr11_a_fall_no_sensor_felt_is_reported_on_a_players_page(service):
     # bob's barrel rests on 8; cy presses a crate onto 5 and catches it as it topples, while
     # the barrel slips off to the table: to the ship a hand took its piece back, and nothing
     # heard the barrel land (a soft landing on the cloth)
-    ship = service.test_ship
-    choose(service, ann=3, bob=8, cy=5)
-    ship.event("place", 1000.0, zone=8, grams=W["barrel"])
-    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
-    seats = service.seats("t1")
+    seats = barrel_aboard_cys_turn(service)
     with chromium() as browser:
-        phone = browser.new_context(**PHONE).new_page()
-        phone.goto(f"{service.service.http_url}/seat/{seats['ann']}")
+        phone = seat_page(browser, service, seats["ann"])
         expect(phone.locator("#report-fall")).to_contain_text("The ship missed a piece falling")
         screenshot(phone, "player-page-report-entry")
         phone.click('button[data-do="report-start"]')
@@ -143,25 +155,17 @@ def test_rr10_rr11_a_fall_no_sensor_felt_is_reported_on_a_players_page(service):
         cy = state["players"]["cy"]["items"]
         assert cy["crate"] == 1 and cy["barrel"] == 2  # RR12 her own catch back, RR13 the barrel
         expect(phone.locator("#feed")).to_contain_text("ann reports what the ship did not feel")
-        log = service.http.get(
-            f"/api/games/{snapshot['game_id']}/log.jsonl", params={"key": service.key}
-        ).text
         assert (
             '{"type":"fall","player":"cy","fallen":[{"item":"barrel","zone":8}],'
             '"caught":[{"item":"crate","zone":5}]}'
-        ) in log
+        ) in game_log(service, snapshot)
 
 
 def test_rr8_a_piece_the_ship_never_counted_is_reported_loaded_on_a_players_page(service):
     # cy set a light rat down on zone 5 and the ship never placed it: her turn waits on
-    ship = service.test_ship
-    choose(service, ann=3, bob=8, cy=5)
-    ship.event("place", 1000.0, zone=8, grams=W["barrel"])
-    service.wait_for("t1", lambda s: s["state"]["turn"] == "cy")
-    seats = service.seats("t1")
+    seats = barrel_aboard_cys_turn(service)
     with chromium() as browser:
-        phone = browser.new_context(**PHONE).new_page()
-        phone.goto(f"{service.service.http_url}/seat/{seats['cy']}")
+        phone = seat_page(browser, service, seats["cy"])
         phone.click('button[data-do="report-start"]')
         editor = phone.locator("#correct-fall")
         expect(editor).to_contain_text("Your piece rests on zone 5, not counted")
