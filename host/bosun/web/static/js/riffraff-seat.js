@@ -93,7 +93,7 @@
     return out.join("");
   }
 
-  // below the game, beside the undo: cargo that fell with no sensor telling (riffraff_report)
+  // below the game, beside the undo: what the ship did not feel, a fall or a load (riffraff_report)
   function reportHtml(s) {
     const st = s.state;
     if (!st || !isHuman(s) || st.phase === "over" || correcting || !(aboardCount(st) || loadingNow(st))) return "";
@@ -148,7 +148,9 @@
   // does not reset the choices being made.
   const FATES = [["table", "reached the table"], ["caught", "was caught"], ["aboard", "is still aboard"]];
   const TOPPLED_FATES = [["table", "reached the table"], ["caught", "was caught"], ["aboard", "did not fall"]];
-  let correcting = null; // {flag, rows: [{item, zone, fate, added}], aboard: {zone: [items]}}
+  // {flag, rows: [{item, zone, fate, added | toppled}], aboard: {zone: [items]}}; a report has
+  // no flag, and the kinds the open turn's player may be loading (toppled), its turn and zone
+  let correcting = null;
   const correctBox = document.createElement("section");
   correctBox.id = "correct-fall";
   correctBox.className = "panel correct-fall";
@@ -164,8 +166,9 @@
     if (correcting && row !== undefined) correcting.rows[Number(row)].fate = event.target.value;
   });
 
-  // A fall no sensor felt, reported by people (riffraff_report): the same list, started empty;
-  // the open turn's piece being loaded can be named too (it toppled off before it rested).
+  // What no sensor felt, reported by people (riffraff_report): a fall on the same list, started
+  // empty, where the open turn's piece being loaded can be named too (it toppled off before it
+  // rested); or that piece loaded, when it rests and the ship never counted it.
   function startReport() {
     const st = snap && snap.state;
     if (!st) return;
