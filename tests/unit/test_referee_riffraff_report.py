@@ -290,3 +290,20 @@ def test_a_load_is_reported_only_while_a_piece_is_to_be_loaded_and_from_the_supp
     with pytest.raises(Rejected, match="does not fit the game"):
         t.on_input("ann", {"type": "report_load", "item": "boat"}, 9600)  # his boat is aboard
     assert t.view["ship"]["9"] == [] and t.view["pieces_loaded"] == 0
+
+
+def test_rr10_a_touch_on_the_turns_zone_with_no_piece_placed_points_to_the_report():
+    t = table(settle_s=3)
+    choose(t, ann=3, bob=8, cy=5)
+
+    def said(zone):
+        out = t.on_ship_event({"type": "touch", "grams": 9.0, "zones": [zone]}, 500)
+        (line,) = kinds(out, fx.FEED)
+        return line["text"]
+
+    hint = said(8)  # bob's zone, his piece still to load: perhaps set down unfelt
+    assert hint.startswith("a hand touched the ship on zone 8, and no piece came to rest")
+    assert "if bob's piece rests there, the ship missed it; report it" in hint
+    assert "report" not in said(7)  # another zone: a plain touch (RR10)
+    place(t, 8, "barrel", 600)
+    assert "report" not in said(8)  # his piece is down: a hand on it, not a missed piece

@@ -280,13 +280,7 @@ class RiffRaffTable(TableReferee):
         question = topple.ask(self, event)
         if question is not None:
             return [question]
-        return [
-            feed(
-                "a hand touched the ship (RR10: pieces aboard may not be touched)",
-                level="warning",
-                rule="RR10",
-            )
-        ]
+        return [feed(report.touch_text(self, event), level="warning", rule="RR10")]
 
     def _ship_knock(self, event: dict[str, Any], now_ms: int) -> list[Effect]:
         return [feed("a knock on the table; nothing left the ship", level="debug")]

@@ -10,7 +10,8 @@ tells, from any seat, and everyone sees it on the feed:
   came to rest. The referee decides it as a fall it felt: whose it is (RR14), what goes back
   and what is boxed (RR12, RR13), and whether the turn is over (RR11).
 - a load (`report_load`): the open turn's piece rests on its zone and the ship never counted
-  it: loaded as the ship's `place` would have loaded it (RR8), and the settle window runs.
+  it: loaded as the ship's `place` would have loaded it (RR8), and the settle window runs. A
+  hand felt on that zone with no piece placed says so on the feed (`touch_text`).
 The charged player or the operator can undo either.
 
 `{"type": "report_fall", "fallen": [{"item", "zone"}], "caught": [...], "toppled": {"item":
@@ -114,6 +115,25 @@ def _report_fall(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> li
     out = [Effect(fx.ACTION, action) for action in actions]
     out.append(feed(what, level="warning", rule="RR14" if late else "RR11"))
     return out + table.after_turn_change()
+
+
+def touch_text(table: RiffRaffTable, event: dict[str, Any]) -> str:
+    """The feed's line for a plain `touch`. On the open turn's zone while its piece is still
+    to load it may be that piece, set down too lightly for the ship to feel it come to rest:
+    the line points people to the report."""
+    view = table.view
+    zone = view["target_zone"]
+    if (
+        view["phase"] != "turn"
+        or event.get("zones") != [zone]
+        or view["pieces_loaded"] >= (view["pieces_announced"] or 1)
+    ):
+        return "a hand touched the ship (RR10: pieces aboard may not be touched)"
+    return (
+        f"a hand touched the ship on zone {zone}, and no piece came to rest there: if "
+        f"{view['turn']}'s piece rests there, the ship missed it; report it from a player's "
+        "page (RR10)"
+    )
 
 
 def _toppled(value: Any) -> tuple[str, str] | None:
