@@ -60,9 +60,10 @@ def _report_load(
     if item not in ITEMS:
         raise Rejected(f"item must be one of {', '.join(ITEMS)}")
     view = table.view
-    if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+    zone = loading_zone(view)
+    if zone is None:
         raise Rejected("no piece is being loaded now")
-    player, zone = view["turn"], view["target_zone"]
+    player = view["turn"]
     load = {"type": "load", "player": player, "zone": zone, "item": item}
     try:
         out = table.submit(load, by_player=True)
@@ -86,10 +87,11 @@ def _report_fall(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> li
     view = table.view
     actions: list[dict[str, Any]] = []
     if toppled is not None:
-        if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+        zone = loading_zone(view)
+        if zone is None:
             raise Rejected("no piece is being loaded now: name the pieces aboard that fell")
         item, fate = toppled
-        player, zone = view["turn"], view["target_zone"]
+        player = view["turn"]
         actions.append({"type": "load", "player": player, "zone": zone, "item": item})
         (fallen if fate == "fallen" else caught).append({"item": item, "zone": zone})
         charged, late = player, False
@@ -117,17 +119,20 @@ def _report_fall(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> li
     return out + table.after_turn_change()
 
 
+def loading_zone(view: dict[str, Any]) -> int | None:
+    """The open turn's zone while its player still has a piece to load there, else None."""
+    if view["phase"] != "turn" or view["pieces_loaded"] >= (view["pieces_announced"] or 1):
+        return None
+    return view["target_zone"]
+
+
 def touch_text(table: RiffRaffTable, event: dict[str, Any]) -> str:
     """The feed's line for a plain `touch`. On the open turn's zone while its piece is still
     to load it may be that piece, set down too lightly for the ship to feel it come to rest:
     the line points people to the report."""
     view = table.view
-    zone = view["target_zone"]
-    if (
-        view["phase"] != "turn"
-        or event.get("zones") != [zone]
-        or view["pieces_loaded"] >= (view["pieces_announced"] or 1)
-    ):
+    zone = loading_zone(view)
+    if zone is None or event.get("zones") != [zone]:
         return "a hand touched the ship (RR10: pieces aboard may not be touched)"
     return (
         f"a hand touched the ship on zone {zone}, and no piece came to rest there: if "

@@ -20,6 +20,7 @@ from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
 from bosun.referee.base import Flag
 from bosun.referee.effects import Effect, feed
+from bosun.referee.riffraff_report import loading_zone
 from shipsense.items import name_place
 
 if TYPE_CHECKING:
@@ -69,12 +70,8 @@ def ask(table: RiffRaffTable, event: dict[str, Any]) -> Effect | None:
     if event.get("toppled") is not True:
         return None
     view = table.view
-    zone = view["target_zone"]
-    if (
-        view["phase"] != "turn"
-        or event.get("zones") != [zone]
-        or view["pieces_loaded"] >= (view["pieces_announced"] or 1)
-    ):
+    zone = loading_zone(view)
+    if zone is None or event.get("zones") != [zone]:
         return None
     player = view["turn"]
     supply = view["players"][player]["items"]
