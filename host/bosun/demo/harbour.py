@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bosun.bots.montego_bay import BotPolicy, choose_decision
-from bosun.demo.harbour_hands import HarbourHands, expected_barrels, question_key, signed
+from bosun.demo.harbour_hands import HarbourHands, question_key, signed
 from bosun.demo.table_bots import TableBots, VirtualKind, VirtualTableBase
 from bosun.demo.virtual_ship import VirtualShipNode
+from bosun.games.montego_bay.view import barrels_by_dock
 from bosun.sim.params import ShipParams
 from shipsense.geometry import HARBOUR_DOCKS
 
@@ -115,7 +116,8 @@ class HarbourPlayers(TableBots):
         self._truths: list[dict[str, Any]] = []  # answers the bots gave with their hands
         self._waiting: dict[str, Any] | None = None  # a harbour answer the referee owes
         self._seen_events: list[dict] = []
-        self.hands = HarbourHands(node)  # every hand at the table, a bot's or a person's
+        # every hand at the table, a bot's or a person's
+        self.hands = HarbourHands(node, put_rest_ms=self.style.gap_ms[0])
         self._next_move_ms = 0.0  # the table's hands rest until then (ship time), at their pace
         self._hand_moves: list[tuple[int, int]] = []  # a bot's answer, dock by dock, to do
         self._next_decision_ms = 0.0
@@ -168,7 +170,7 @@ class HarbourPlayers(TableBots):
     def desired_barrels(self) -> Counter[int]:
         """What the docks should hold: the game's cargo, and the barrels moved for the
         question now asked (an answer not given yet)."""
-        desired = expected_barrels(self.state)
+        desired = barrels_by_dock(self.state)
         key, moves = self.answer_moves
         if key is not None and key == question_key(self._game_id, self.state):
             desired.update(moves)
@@ -200,7 +202,7 @@ class HarbourPlayers(TableBots):
         if count < 0:
             hands.take(dock, -count)
         else:
-            hands.put(dock, count, self.style.gap_ms[0])
+            hands.put(dock, count)
         self._next_move_ms = self.ship.busy_until_ms + self.rng.uniform(*self.style.gap_ms)
         return True
 
@@ -210,7 +212,7 @@ class HarbourPlayers(TableBots):
         the broker and lags on a busy machine."""
         mine = self.state
         return question_key(self._game_id, mine) == question_key(self._game_id, state) and (
-            expected_barrels(mine) == expected_barrels(state)
+            barrels_by_dock(mine) == barrels_by_dock(state)
         )
 
     def add_answer_moves(self, key: tuple, moves: Counter[int]) -> None:
@@ -412,7 +414,7 @@ class VirtualHarbour(VirtualTableBase):
             if count > left:
                 raise ValueError(f"only {left} barrels are off the docks")
             players.add_answer_moves(key, Counter({dock: count}))
-            players.hands.put(dock, count, players.style.gap_ms[0])
+            players.hands.put(dock, count)
         else:
             there = len(ship.aboard(dock))
             if not players.hands.may_take(dock):

@@ -5,7 +5,8 @@ The harbour's detector reads one move at a time. A lifted barrel is at rest the 
 leaves, but the detector decides that it went ~0.3 s later; barrels moved on another dock
 before then are weighed into that lift, or read with it as a shift between the docks. So
 after any hand's move every hand waits until what moved came to rest, and longer after a lift
-(AFTER_LIFT_MS). Also here: the game's barrels as the hands read them from the public state.
+(AFTER_LIFT_MS). Also here: the pending question and an answer's barrels, as the hands read
+them from the public state.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ AFTER_LIFT_MS = 600.0
 class HarbourHands:
     """Every hand at one virtual harbour, and when they may move barrels next."""
 
-    def __init__(self, node: VirtualShipNode) -> None:
+    def __init__(self, node: VirtualShipNode, put_rest_ms: float) -> None:
         self.node = node
+        self.put_rest_ms = put_rest_ms  # no hand moves for this long after barrels set down
         self.reset()
 
     @property
@@ -54,14 +56,14 @@ class HarbourHands:
         """Whether a hand may move barrels now: the harbour is still, the last move read."""
         return self.ship.settled and self.ship.now_ms >= self._free_ms
 
-    def put(self, dock: int, count: int, rest_ms: float) -> None:
+    def put(self, dock: int, count: int) -> None:
         """`count` barrels set down on `dock` together (one hand, or one ship moved up); no
-        hand moves again until `rest_ms` after they came to rest."""
+        hand moves again until `put_rest_ms` after they came to rest."""
         at_ms = max(self.ship.now_ms, self.ship.busy_until_ms)
         for _ in range(count):
             placed = self.ship.place(dock, "barrel", at_ms=at_ms)
             self._put_done_ms[dock] = max(self._put_done_ms.get(dock, 0.0), placed.done_ms)
-        self._rest(rest_ms)
+        self._rest(self.put_rest_ms)
 
     def may_take(self, dock: int) -> bool:
         """Whether barrels set down on `dock` have rested long enough to be taken off."""
@@ -77,19 +79,6 @@ class HarbourHands:
     def _rest(self, wait_ms: float) -> None:
         """No hand moves barrels until what moved came to rest and `wait_ms` more passed."""
         self._free_ms = max(self._free_ms, self.ship.busy_until_ms + wait_ms)
-
-
-def expected_barrels(state: dict[str, Any] | None) -> Counter[int]:
-    """Barrels the game has at each dock."""
-    if not state:
-        return Counter()
-    return Counter(
-        {
-            dock: sum(ship["cargo"].values())
-            for dock, ship in enumerate(state["docks"], 1)
-            if ship and "cargo" in ship
-        }
-    )
 
 
 def question_key(game_id: str | None, state: dict[str, Any] | None) -> tuple | None:

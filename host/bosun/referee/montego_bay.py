@@ -29,6 +29,7 @@ import secrets
 from collections import Counter
 from typing import Any
 
+from bosun.games.montego_bay.view import barrels_by_dock
 from bosun.referee import leds
 from bosun.referee.base import Flag, TableReferee
 from bosun.referee.effects import Effect, feed
@@ -294,10 +295,7 @@ class MontegoBayTable(TableReferee):
 
     def _expected(self) -> Counter[int]:
         """Barrels the game has at each dock."""
-        docks = self.view["docks"]
-        return Counter(
-            {i: sum(d["cargo"].values()) for i, d in enumerate(docks, 1) if d and "cargo" in d}
-        )
+        return barrels_by_dock(self.view)
 
     def _held(self) -> Counter[int]:
         """What the harbour says the docks hold, in the game's terms."""

@@ -102,21 +102,28 @@ def _report_fall(table: RiffRaffTable, seat: str, request: dict[str, Any]) -> li
     fall = {"type": "fall", "player": charged, "fallen": fallen, "caught": caught}
     actions.append(fall)
     boxed_before = view["boxed"]
-    try:  # all or nothing: a replay that fails leaves the game as it was
-        table.replay([*table.match.log, *actions])
-    except Rejected as why:
-        raise Rejected(f"that does not fit the game: {why}") from None
-    if not late:
-        table.settle_deadline_ms = None  # RR11: the fall ends the turn
+    out = apply_whole(table, actions, ends_turn=not late)
     after = table.view
     open_turn = after["turn"] if late else None
     said = describe_fall(fall, after["boxed"] - boxed_before, late, open_turn)
     what = f"{seat} reports what the ship did not feel: {said}"
     if toppled is not None:
         what += f" ({charged}'s {toppled[0]} toppled off as it was let go)"
-    out = [Effect(fx.ACTION, action) for action in actions]
     out.append(feed(what, level="warning", rule="RR14" if late else "RR11"))
     return out + table.after_turn_change()
+
+
+def apply_whole(table: RiffRaffTable, actions: list[dict], ends_turn: bool) -> list[Effect]:
+    """Apply people's `actions` (a load and its fall, or a fall) all or none: Rejected, the
+    game as it was, if one does not fit. A fall that ends the turn stops its settle window
+    (RR11). Their ACTION effects."""
+    try:  # a replay that fails leaves the game as it was
+        table.replay([*table.match.log, *actions])
+    except Rejected as why:
+        raise Rejected(f"that does not fit the game: {why}") from None
+    if ends_turn:
+        table.settle_deadline_ms = None
+    return [Effect(fx.ACTION, action) for action in actions]
 
 
 def loading_zone(view: dict[str, Any]) -> int | None:

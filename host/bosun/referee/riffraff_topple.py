@@ -20,7 +20,7 @@ from bosun.games.riffraff import ITEMS
 from bosun.referee import effects as fx
 from bosun.referee.base import Flag
 from bosun.referee.effects import Effect, feed
-from bosun.referee.riffraff_report import loading_zone
+from bosun.referee.riffraff_report import apply_whole, loading_zone
 from shipsense.items import name_place
 
 if TYPE_CHECKING:
@@ -109,14 +109,10 @@ def answer(table: RiffRaffTable, flag: Flag, item: str, seat: str) -> list[Effec
     load = {"type": "load", "player": player, "zone": zone, "item": item}
     fallen = [{"item": item, "zone": zone}]
     fall = {"type": "fall", "player": player, "fallen": fallen, "caught": []}
-    try:  # both or neither: a replay that fails leaves the game as it was
-        table.replay([*table.match.log, load, fall])
-    except Rejected as why:
-        raise Rejected(f"that does not fit the game: {why}") from None
-    table.settle_deadline_ms = None  # RR11: the fall ends the turn
+    out = apply_whole(table, [load, fall], ends_turn=True)  # RR11: the fall ends the turn
     text = (
         f"{seat} says {player}'s {item} toppled off zone {zone} as it was let go: back to their "
         "supply, the turn is over"
     )
-    out = [Effect(fx.ACTION, load), Effect(fx.ACTION, fall), feed(text, rule="RR11")]
+    out.append(feed(text, rule="RR11"))
     return out + table.after_turn_change()

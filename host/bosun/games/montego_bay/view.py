@@ -10,6 +10,7 @@ worker's hand is taken back each round (MB13), so none of them is a matter of me
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 from bosun.games.montego_bay.board import stop_label
@@ -59,6 +60,15 @@ def build_view(s: MontegoBayState, viewer: str | None = None) -> dict[str, Any]:
         view["you"] = viewer
         view["my_cards"] = dict(s.hidden_cards.get(viewer) or s.round_cards.get(viewer) or {})
     return view
+
+
+def barrels_by_dock(view: dict[str, Any] | None) -> Counter[int]:
+    """Barrels aboard the ship at each dock (1-based) of a public view; none without a view."""
+    if not view:
+        return Counter()
+    return Counter(
+        {i: sum(d["cargo"].values()) for i, d in enumerate(view["docks"], 1) if d and "cargo" in d}
+    )
 
 
 def _dock(dock: Ship | str | None) -> dict[str, Any] | None:
