@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "bosun-detection-corpus",
         help="where the simulated traces are kept (made on first use)",
     )
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        help="score every trace in this folder instead (NAME.csv with NAME.truth.jsonl and "
+        "NAME.items.json: recorded, or from another model such as bench.othership)",
+    )
     parser.add_argument("--only", help="only traces whose name contains this")
     parser.add_argument("--misses", action="store_true", help="list every miss of the detector")
     parser.add_argument("--groups", action="store_true", help="also by rate and level")
@@ -59,15 +65,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write all figures to this JSON file")
     args = parser.parse_args(argv)
     halves = list(corpus.HALVES) if args.half == "both" else [args.half]
+    found: list = []
+    if args.folder:
+        try:
+            found = corpus.folder_specs(args.folder) if args.folder.is_dir() else []
+        except ValueError as e:
+            parser.error(str(e))
+        if not found:
+            parser.error(f"--folder {args.folder}: no NAME.csv with its truth and items there")
+        halves = [args.folder.name]
     figures: dict = {}
     for half in halves:
         members = corpus.POOLS.get(half, (half,))
-        specs = [
-            s
-            for member in members
-            for s in corpus.specs(member, args.corpus)
-            if not args.only or args.only in s.name
-        ]
+        pool = found or [s for member in members for s in corpus.specs(member, args.corpus)]
+        specs = [s for s in pool if not args.only or args.only in s.name]
         ours, plain = Score(), Score()
         groups: dict[str, Score] = {}
         cpu_s = 0.0
@@ -108,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             us = 1e6 * cpu_s / ours.samples
             figures[half]["cpython_us_per_sample"] = round(us, 1)
             print(f"[{half}] CPU CPython {us:.1f} us a sample ({ours.samples} samples)")
-    mp = micropython_cost(args.corpus)
+    mp = {} if args.folder else micropython_cost(args.corpus)  # the cost traces are the corpus's
     if mp:
         figures["micropython_us_per_sample"] = mp
         for rate in ("80 SPS", "10 SPS"):

@@ -150,10 +150,11 @@ class TraceSpec:
     level: str
     table: str
     folder: Path
+    stem: str = ""  # a trace found in a folder keeps its own file name
 
     @property
     def name(self) -> str:
-        return f"{self.half}-{self.seed}-{self.rate}sps-{self.level}-{self.table}"
+        return self.stem or f"{self.half}-{self.seed}-{self.rate}sps-{self.level}-{self.table}"
 
     @property
     def csv(self) -> Path:
@@ -188,6 +189,34 @@ def specs(half: str, folder: Path) -> list[TraceSpec]:
     for index in range(SET_SIZE.get(half, PER_HALF)):
         rate, level, table = COMBOS[index % len(COMBOS)]
         out.append(TraceSpec(half, index, base + index, rate, level, table, folder))
+    return out
+
+
+def folder_specs(folder: Path) -> list[TraceSpec]:
+    """Every trace in `folder` with its truth and items beside it (`NAME.csv`,
+    `NAME.truth.jsonl`, `NAME.items.json`: recorded on a real ship, or written by another
+    model such as bench.othership), its rate, level and table read from the truth's first
+    line, the session record. A truth file without one is refused, naming the file."""
+    out = []
+    for csv in sorted(folder.glob("*.csv")):
+        stem = csv.name.removesuffix(".csv")
+        truth, items = folder / f"{stem}.truth.jsonl", folder / f"{stem}.items.json"
+        if not truth.exists() or not items.exists():
+            continue
+        with truth.open(encoding="utf-8") as lines:
+            first = lines.readline()
+        try:
+            session = json.loads(first)
+            if session.get("type") != "session":
+                raise ValueError("not a session record")
+            seed, rate = int(session["seed"]), int(session["rate_sps"])
+            level, table = str(session["level"]), str(session["table"])
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(
+                f"{truth}: the first line must be the session record with seed, rate_sps, "
+                f"level and table ({e})"
+            ) from None
+        out.append(TraceSpec(folder.name, len(out), seed, rate, level, table, folder, stem))
     return out
 
 

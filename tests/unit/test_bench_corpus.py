@@ -48,3 +48,27 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
     spec = corpus.specs(half, tmp_path)[0]
     assert (spec.level, spec.seed) == (family, seed)
+
+
+def test_a_folder_of_traces_is_read_by_each_truths_session_record(tmp_path, monkeypatch):
+    # recorded traces, or another model's (bench.othership), are scored from a folder: each
+    # trace keeps its own name, and its rate, level and table come from its session record
+    monkeypatch.setattr(corpus, "SECONDS", 4)
+    made = corpus.specs("tuning", tmp_path / "made")[:2]
+    folder = tmp_path / "recorded"
+    folder.mkdir()
+    for n, spec in enumerate(made):
+        corpus.ensure(spec)
+        for path in (spec.csv, spec.truth_path, spec.items_path):
+            target = folder / path.name.replace(spec.name, f"game-{n}")
+            target.write_bytes(path.read_bytes())
+    (folder / "notes.csv").write_text("t_ms\n")  # no truth beside it: not a trace to score
+    found = corpus.folder_specs(folder)
+    assert [s.name for s in found] == ["game-0", "game-1"]
+    assert [(s.seed, s.rate, s.level, s.table) for s in found] == [
+        (s.seed, s.rate, s.level, s.table) for s in made
+    ]
+    assert found[1].truth() == made[1].truth() and found[1].csv == folder / "game-1.csv"
+    (folder / "game-1.truth.jsonl").write_text('{"type": "place"}\n')
+    with pytest.raises(ValueError, match="game-1.truth.jsonl: the first line must be the session"):
+        corpus.folder_specs(folder)
