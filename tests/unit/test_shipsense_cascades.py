@@ -147,3 +147,32 @@ def test_a_pressed_piece_let_go_as_cargo_falls_is_weighed_alone_not_with_the_han
     assert (place["type"], place["zone"], place["item"]) == ("place", 5, "bottle")
     assert (fall["type"], fall["zones"], fall["items"]) == ("fall", [1], ["crate"])
     assert fall["grams"] == pytest.approx(7.6, abs=0.6)
+
+
+@pytest.mark.parametrize("rate_hz", [80, 10])
+@pytest.mark.parametrize("sway_g", [0.0, 1.5])
+def test_a_piece_sliding_aboard_while_a_fresh_piece_settles_is_no_fall(rate_hz, sway_g):
+    # issue 11 (zoo-mixed-2-30522, 10 SPS, 136263 ms): a rat slid from zone 4 onto zone 2 as a
+    # crate let go of on zone 1 came to rest; judged beside the crate's gain, zone 4's loss is
+    # clear, but zone 1 gained only the total's change: the rat stayed aboard, nothing fell
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="piezo")
+    signal.place(4, 2.6, 300.0, press_g=0.0)
+    hand_left = signal.place(1, 7.5, 2500.0, press_g=20.0, press_ms=400.0, sway_g=sway_g)
+    signal.shift(4, 2, 2.6, hand_left + 150.0, flight_ms=80.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == []
+    places = of_type(events, "place")
+    assert [(p["zone"], p["item"]) for p in places][:2] == [(4, "rat"), (1, "crate")]
+    assert places[1]["grams"] == pytest.approx(7.5, abs=0.8)
+
+
+@pytest.mark.parametrize("seed", [0, 4, 9])
+def test_a_barrel_lifted_off_one_dock_as_others_are_put_on_another_counts_on_each(seed):
+    # Montego Bay's harbour (bench/harbour_overlap.py, at once): a barrel lifted off one dock
+    # as two were put on another. Seen alone, the lifted dock's loss read as pitch against the
+    # put dock's gain and the harbour counted one barrel put; judged beside that gain it is
+    # its own loss, and it is measured on the still stretch, not across the hand's rise (that
+    # read a 10 g fall off zones 1 and 10 on seed 0)
+    from bench.harbour_overlap import one_try
+
+    assert one_try(seed, 0.0)

@@ -15,8 +15,9 @@ from shipsense import detector_shift as shift
 from shipsense import detector_tuning as tuning
 
 
-def notice(det, events, k, d, leave_level, onset=None):
-    """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not)."""
+def notice(det, events, k, d, leave_level, onset=None, since=None):
+    """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not);
+    the drop is looked for from `since` on (default: its onset)."""
     # cargo is leaving: what the table feels next may be it, not the piece a rise that
     # vanished before might have toppled (that stays a touch)
     records.touch_after_all(det, events)
@@ -30,7 +31,7 @@ def notice(det, events, k, d, leave_level, onset=None):
             wait = det.landing_n[z]
     # noticed late (a drop first taken for the hand letting go): the landing clock runs from
     # when the drop got this deep, not from now
-    deepest_k = measure.reached(det, k, onset, 0.7 * d)
+    deepest_k = measure.reached(det, k, onset if since is None else since, 0.7 * d)
     det.leave = records.Leave(onset, k, zones, wait, d, deepest_k)
     det.state = records.LEAVING
     events.append(

@@ -180,7 +180,10 @@ def decide_place(det, events, k):
     if cascade is None:
         return False
     d = det.fast_ring[k % det.history_n] - det.base
-    leaving.notice(det, events, k, d, det.leave_level, cascade.onset_k)
+    # cargo that left as the hand still pressed (two hands at once): its drop is measured on
+    # the still stretch, against the level the piece left, not across the hand's rise
+    since = cascade.onset_k if cascade.onset_k > plateau.start_k else plateau.start_k
+    leaving.notice(det, events, k, d, det.leave_level, cascade.onset_k, since)
     return True
 
 
@@ -189,15 +192,21 @@ def cascade_loss(det, k, grams, change):
     came to rest, as the still stretch's zone `change` shows it: each zone that held cargo
     and lost a piece's worth once the fresh piece's own gain and the sway are fitted out
     (its crosstalk is a gain on its neighbours, never a loss), as a records.Cascade whose
-    grams still stand missing now; else None."""
+    grams still stand missing now; else None. Cargo that left the ship is what the fresh
+    piece's zone gained beyond the total's change: a loss it did not make up moved aboard."""
     if not reads_light(det, change):
         return None
     zone = measure.place_zone(det, change)
     ref = det.ref
-    single = measure.losses(det, change)
     fitted = [zone]
     for i in range(det.n_zones):
-        if i != zone and ref[i] >= det.floor_g and single[i] >= det.floor_g:
+        # each zone judged beside the fresh piece's gain: alone, sway fitted to that gain
+        # swallows a loss on a zone it tilts against (pitch moves load fore and aft)
+        if (
+            i != zone
+            and ref[i] >= det.floor_g
+            and -det.sway.zone_amplitudes(change, [zone, i])[1] >= det.floor_g
+        ):
             fitted.append(i)
     if len(fitted) == 1:
         return None
@@ -212,6 +221,8 @@ def cascade_loss(det, k, grams, change):
             lost += measure.cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:
         return None
+    if amplitudes[0] - grams < tuning.CASCADE_GAIN_FRACTION * lost:
+        return None  # the fresh piece's zone did not make it up: it went elsewhere aboard
     before = 0.0
     for i in zones:
         before += det.loading_change[i]

@@ -149,6 +149,9 @@ CASCADE_LIGHT_FRACTION = const(0.5)
 # a hand, not cargo); it began where those zones first stood this share of it down
 CASCADE_STANDS_FRACTION = const(0.5)
 CASCADE_ONSET_FRACTION = const(0.3)
+# ... and the zone that took the fresh piece gained the total's change plus at least this
+# share of the loss (cargo that left the ship; a loss it did not make up went elsewhere aboard)
+CASCADE_GAIN_FRACTION = const(0.25)
 # A zone's loss seen through sway and crosstalk is a few tenths of a gram off (its neighbour
 # reads a share of it, and of the fresh piece beside it): it is the pieces on the zone's cargo
 # list that weigh within this many zone weighing errors of it (its most recent few)
