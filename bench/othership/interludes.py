@@ -7,7 +7,7 @@ when it (and whatever it shook loose) is over.
 import math
 
 from .loads import Ramp, smoothstep_points
-from .params import DECK_ZONES, NEIGHBOUR_PAIRS, ZONES
+from .params import NEIGHBOUR_PAIRS, ZONES
 
 
 def _ms(t: float) -> float:
@@ -81,41 +81,30 @@ def knock(table, t: float) -> float:
 
 
 def collect(table, t: float) -> float:
-    """A player lifts one or two pieces off the ship by hand (end of a round, a correction)."""
-    rng = table.rng
-    if not table.aboard:
+    """A player clears the pieces resting on the mat back to the supplies (RR12-RR13: fallen
+    pieces go back; nobody lifts cargo off the ship, RR10): a hand presses a little as it
+    grips each, then lifts it. Nothing to do without a mat or with nothing on it."""
+    rng, plan = table.rng, table.plan
+    if not table.on_mat:
         return t
-    count = min(len(table.aboard), rng.choice((1, 1, 2)))
-    entries, start = [], t
-    for _ in range(count):
-        weights = [2.0 if ab.zone in DECK_ZONES else 1.0 for ab in table.aboard]
-        ab = rng.choices(table.aboard, weights)[0]
-        m = ab.piece.grams
-        grip = rng.uniform(2, 12)
+    count = min(len(table.on_mat), rng.choice((1, 2, 3)))
+    taken = [table.on_mat.pop(rng.randrange(len(table.on_mat))) for _ in range(count)]
+    start, names = t, []
+    for piece in taken:
+        grip = rng.uniform(1, 10)
         a = start + rng.uniform(40, 150)
-        b = a + rng.uniform(80, 250)
-        leave = b + rng.uniform(80, 250)
-        points = [(start, 0.0), (a, grip), (b, grip * 0.8), (leave, -m)]
-        entries.append(
-            {
-                "piece": ab.piece.name,
-                "item": ab.piece.item,
-                "zone": ab.zone,
-                "grams": table.read_g(ab.piece, ab.zone),
-                "start_ms": _ms(start),
-                "leave_ms": _ms(leave),
-            }
-        )
-        table.leave_zone(ab, points, leave)
-        table.supply.append(ab.piece)
-        start = leave + rng.uniform(300, 900)
+        lift = a + rng.uniform(80, 250)
+        plan.mat.add(Ramp([(start, 0.0), (a, grip), (lift, grip * 0.8), (lift + 60, -piece.grams)]))
+        table.supply.append(piece)
+        names.append(piece.name)
+        start = lift + rng.uniform(200, 600)
     table.truth.append(
         {
             "type": "collect",
-            "t_ms": entries[0]["leave_ms"],
-            "grams": round(sum(e["grams"] for e in entries), 3),
-            "items": [e["item"] for e in entries],
-            "pieces": entries,
+            "t_ms": _ms(t),
+            "grams": round(sum(p.grams for p in taken) * (1.0 + table.params.mat_gain_error), 3),
+            "items": [p.item for p in taken],
+            "pieces": names,
         }
     )
     table.counts["collects"] += 1

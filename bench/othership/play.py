@@ -76,6 +76,7 @@ class _Table:
         self.counts: Counter = Counter()
         self.aboard: list[Aboard] = []
         self.supply: list[Piece] = []
+        self.on_mat: list[Piece] = []  # fallen pieces resting on the mat
         for item in ITEM_GRAMS:
             for n in range(1, PIECES_PER_ITEM + 1):
                 grams = params.item_grams[item] * (1 + rng.gauss(0.0, params.piece_spread))
@@ -268,6 +269,8 @@ class _Table:
         plan.mat.add(Ramp([(land, 0.0), (land + 8, m)]))
         if not self.has_mat:  # on the bare table: back to a supply (RR13)
             self.supply.append(piece)
+        else:  # on the mat until a player clears it (interludes.collect)
+            self.on_mat.append(piece)
         return entry, land
 
     def shift(self, start: float, ab: Aboard) -> float:
@@ -312,11 +315,11 @@ class _Table:
 
 
 def play(rng: random.Random, params: ShipParams, seconds: float = 180.0) -> Session:
-    """A session: 30-40 loads 1-5 s apart, touches, knocks and a collect or two between."""
+    """A session: 30-40 loads 1-5 s apart, touches, knocks and the mat cleared between."""
     table = _Table(rng, params)
     loads = rng.randint(30, 40)
     between = ["touch"] * rng.randint(8, 12) + ["knock"] * rng.randint(8, 12)
-    between += ["collect"] * rng.choice((0, 1, 1, 2))
+    between += ["collect"] * rng.choice((2, 3, 4))  # clearing the mat
     rng.shuffle(between)
     gaps_with = {}
     for kind in between:  # collects come late, at the end of a round

@@ -64,7 +64,7 @@ def _departures(truth: list[dict]) -> list[tuple[float, str, int, str]]:
     """(time, piece, zone, kind) of every piece leaving a zone, in time order."""
     out = []
     for r in truth:
-        if r["type"] in ("fall", "collect"):
+        if r["type"] == "fall":
             out += [(p["leave_ms"], p["piece"], p["zone"], r["type"]) for p in r["pieces"]]
         elif r["type"] == "shift":
             out.append((r["t_ms"], r["piece"], r["from"], "shift"))
@@ -110,6 +110,32 @@ def test_truth_is_consistent_piece_by_piece(traces):
                 assert r["grams"] == pytest.approx(trace["items"][r["item"]], rel=0.2)
 
 
+def test_a_collect_clears_pieces_that_came_to_rest_on_the_mat(traces):
+    # RR10: nobody lifts cargo off the ship; what players clear is the mat (RR12-RR13)
+    collected = weighed = 0
+    for trace in traces.values():
+        session, *records = trace["truth"]
+        resting: set[str] = set()
+        rows = [[float(v) if v else 0.0 for v in row] for row in trace["rows"][1:]]
+        for r in records:
+            if r["type"] == "fall":
+                resting |= {p["piece"] for p in r["pieces"] if p["outcome"] == "landed"}
+            if r["type"] != "collect":
+                continue
+            assert session["table"] in ("mat", "both")
+            assert set(r["pieces"]) <= resting
+            resting -= set(r["pieces"])
+            t = r["t_ms"]
+            before = statistics.median(row[11] for row in rows if t - 400 < row[0] < t - 50)
+            end = min((x["t_ms"] for x in records if x["t_ms"] > t), default=t + 4000)
+            after = statistics.median(row[11] for row in rows if end - 300 < row[0] < end - 50)
+            if end - t > 2500:  # nothing else on the mat meanwhile: it read them go
+                assert before - after == pytest.approx(r["grams"], abs=0.1 * r["grams"] + 0.4)
+                weighed += 1
+            collected += len(r["pieces"])
+    assert collected >= 1 and weighed >= 1
+
+
 def test_a_full_session_has_the_expected_mix_of_events(traces):
     kinds = [r["type"] for r in traces[3]["truth"][1:]]
     assert 30 <= kinds.count("place") <= 40
@@ -124,7 +150,12 @@ def test_a_resting_piece_reads_its_weight_on_its_zone(traces):
         moments = []
         for r in records:
             moments += [r.get(key) for key in ("t_ms", "start_ms", "end_ms", "land_ms")]
-            moments += [p.get(key) for p in r.get("pieces", []) for key in ("start_ms", "land_ms")]
+            moments += [
+                p.get(key)
+                for p in r.get("pieces", [])
+                if isinstance(p, dict)  # a collect names its pieces
+                for key in ("start_ms", "land_ms")
+            ]
         moments = [t for t in moments if t is not None]
         rows = [[float(v) if v else 0.0 for v in row] for row in trace["rows"][1:]]
         for r in records:
