@@ -70,6 +70,16 @@ def _push_deadline(leave, k):
         leave.deadline_k = deadline
 
 
+def rose_above(det, k):
+    """True if the total stood above the level the ship had before anything left, within
+    the drop now seen at `k` or just before it: weight arrived (a piece that moved strikes
+    its new zone, and rings; or a hand), so what falls now is that ringing, not cargo."""
+    h = det.history_n
+    top = det.base + det.leave_level
+    ring = det.fast_ring
+    return any(ring[(k - j) % h] > top for j in range(det.progress_n + det.pause_n + 1))
+
+
 def step(det, events, k, d, sigma_fast):
     """One sample in LEAVING, `d` grams from the base."""
     leave = det.leave
@@ -89,7 +99,7 @@ def step(det, events, k, d, sigma_fast):
     split = leave.split
     if falling > step_g:
         pause = k - det.progress_n - leave.deepest_k
-        if pause >= det.pause_n and split is None:
+        if pause >= det.pause_n and split is None and not rose_above(det, k):
             # the drop had stopped and starts again: perhaps a second piece follows the
             # first; if so, the first is judged on its own clock by what was missing
             w = pause if pause < det.place_max_n else det.place_max_n
@@ -106,6 +116,11 @@ def step(det, events, k, d, sigma_fast):
         elif k - split.next_k > det.pause_n + det.progress_n:
             split = leave.split = None  # a wobble (a landing ringing), not a piece
     if split is not None and split.confirmed and k >= split.deadline_k:
+        if d > split.level_g - det.leave_level:
+            # nothing more is missing than before the second drop: that was the ringing of
+            # weight arriving (a piece that moved striking its new zone), not a second piece
+            leave.split = None
+            return
         first = det.base - measure.mean_total(det, split.end_k, split.w)
         fall.decide_fall(det, events, k, first, split.w, split.end_k)
         notice(det, events, k, fast[k % h] - det.base, 0.0, split.next_k)
