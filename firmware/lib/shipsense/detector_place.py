@@ -198,13 +198,17 @@ def cascade_loss(det, k, grams, change):
         return None
     zone = measure.place_zone(det, change)
     ref = det.ref
+    light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
     fitted = [zone]
     for i in range(det.n_zones):
-        # each zone judged beside the fresh piece's gain: alone, sway fitted to that gain
-        # swallows a loss on a zone it tilts against (pitch moves load fore and aft)
+        # each zone that reads light judged beside the fresh piece's gain: alone, sway fitted
+        # to that gain swallows a loss on a zone it tilts against (pitch moves load fore and
+        # aft); one that does not read light lost nothing (pitch, seen on the hull alone, can
+        # make up a loss there in a fit)
         if (
             i != zone
             and ref[i] >= det.floor_g
+            and change[i] < light
             and -det.sway.zone_amplitudes(change, [zone, i])[1] >= det.floor_g
         ):
             fitted.append(i)
