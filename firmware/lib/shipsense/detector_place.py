@@ -198,18 +198,18 @@ def cascade_loss(det, k, grams, change):
         return None
     zone = measure.place_zone(det, change)
     ref = det.ref
+    single = measure.losses(det, change)
     light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
     fitted = [zone]
     for i in range(det.n_zones):
-        # each zone that reads light judged beside the fresh piece's gain: alone, sway fitted
-        # to that gain swallows a loss on a zone it tilts against (pitch moves load fore and
-        # aft); one that does not read light lost nothing (pitch, seen on the hull alone, can
-        # make up a loss there in a fit)
-        if (
-            i != zone
-            and ref[i] >= det.floor_g
-            and change[i] < light
-            and -det.sway.zone_amplitudes(change, [zone, i])[1] >= det.floor_g
+        if i == zone or ref[i] < det.floor_g:
+            continue
+        # a loss once sway is taken out, or, for a zone that reads light, beside the fresh
+        # piece's gain: sway fitted to that gain swallows a loss on a zone it tilts against
+        # (pitch moves load fore and aft). A zone that does not read light lost nothing there
+        # (pitch, seen on the hull alone, can make up a loss in that fit)
+        if single[i] >= det.floor_g or (
+            change[i] < light and -det.sway.zone_amplitudes(change, [zone, i])[1] >= det.floor_g
         ):
             fitted.append(i)
     if len(fitted) == 1:
@@ -223,9 +223,7 @@ def cascade_loss(det, k, grams, change):
         if grams_i >= det.floor_g and ref[i] >= tuning.CASCADE_HELD_FRACTION * grams_i:
             zones.append(i)
             lost += measure.cargo_near(det, i, grams_i)
-    # weighed over a still stretch, a piece's worth shows well under the leaving level (a
-    # 25 ms mean's noise): a rat leaving a noisy 80 SPS ship is clear beside the fresh gain
-    if not zones or lost < det.floor_g:
+    if not zones or lost < det.leave_level:
         return None
     if amplitudes[0] - grams < tuning.CASCADE_GAIN_FRACTION * lost:
         return None  # the fresh piece's zone did not make it up: it went elsewhere aboard
