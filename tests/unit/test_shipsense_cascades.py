@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from support.zoo_ship import scripted_rows, zoo_params
-from test_shipsense_detector import ITEMS, chest_let_go_as_barrel_and_sailor_fall, detect, of_type
+from test_shipsense_detector import (
+    ITEMS,
+    chest_let_go_as_barrel_and_sailor_fall,
+    detect,
+    detect_excerpt,
+    of_type,
+)
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim import VirtualShip
 from shipsense.detector import Detector
-from shipsense.trace import read_trace
 
 
 @pytest.mark.parametrize("rate_hz", [80, 10])
@@ -189,13 +192,8 @@ def test_a_zone_that_reads_no_loss_lost_no_cargo_as_a_fresh_piece_settles():
     # chest was placed as a boat and a sailor fell. A zone is judged so only when it reads light
     items = {"boat": 11.81, "barrel": 5.87, "bottle": 3.28, "crate": 7.52}
     items.update({"chest": 9.16, "plank": 5.46, "sailor": 4.62, "rat": 2.67})
-    trace = (
-        Path(__file__).with_name("data")
-        / "zoo_mixed_88511_a_chest_placed_as_a_plank_slid_aboard.csv"
+    events = detect_excerpt(
+        "zoo_mixed_88511_a_chest_placed_as_a_plank_slid_aboard", 10, "both", items
     )
-    with trace.open() as lines:
-        rows = [row[1:] for row in read_trace(lines)]
-    detector = Detector(rate_hz=10, table="both", items=items)
-    events = [e for row in rows for e in detector.feed(*row)]
     late = [e for e in of_type(events, "place", "fall") if e["t_ms"] > 73000]
     assert [(e["type"], e.get("zone"), e.get("item")) for e in late] == [("place", 1, "chest")]

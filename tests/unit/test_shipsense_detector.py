@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from array import array
+from pathlib import Path
 
 import pytest
 from test_shipsense_signals import MAT, ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
 from shipsense.detector import Detector
+from shipsense.trace import read_trace
 
 ITEMS = dict(ITEM_GRAMS)  # the game set's weights (RR2), as calibrated
 
@@ -20,6 +22,14 @@ def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
     for t_ms, zones_g, table_g, impact in rows if rows is not None else signal.rows():
         events.extend(detector.feed(t_ms, zones_g, table_g, impact))
     return events
+
+
+def detect_excerpt(name: str, rate_hz: int, table: str, items: dict) -> list[dict]:
+    """Every event of the detector over a trace excerpt kept in tests/unit/data (`name`.csv)."""
+    with (Path(__file__).with_name("data") / f"{name}.csv").open() as lines:
+        rows = [row[1:] for row in read_trace(lines)]
+    detector = Detector(rate_hz=rate_hz, table=table, items=items)
+    return [event for row in rows for event in detector.feed(*row)]
 
 
 def of_type(events: list[dict], *types: str) -> list[dict]:

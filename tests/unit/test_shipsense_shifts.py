@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import math
 import statistics
-from pathlib import Path
 
 import pytest
+from test_shipsense_detector import detect_excerpt
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
 from shipsense import geometry
 from shipsense.detector import Detector
 from shipsense.detector_shift import can_move
-from shipsense.trace import read_trace
 
 ITEMS = dict(ITEM_GRAMS)
 
@@ -221,14 +220,9 @@ def test_a_piece_dropping_onto_the_deck_that_rings_it_shifts_and_does_not_fall()
     # place on zone 1. Weight that arrived rings: what drops then is no cargo leaving
     items = {"boat": 12.32, "barrel": 6.06, "bottle": 4.27, "crate": 7.55}
     items.update({"chest": 9.14, "plank": 5.17, "sailor": 3.48, "rat": 2.39})
-    trace = (
-        Path(__file__).with_name("data")
-        / "othership_14_a_chest_dropping_onto_the_deck_rings_it.csv"
+    events = detect_excerpt(
+        "othership_14_a_chest_dropping_onto_the_deck_rings_it", 80, "both", items
     )
-    with trace.open() as lines:
-        rows = [row[1:] for row in read_trace(lines)]
-    detector = Detector(rate_hz=80, table="both", items=items)
-    events = [e for row in rows for e in detector.feed(*row)]
     assert of_type(events, "fall", "place") == []
     assert all(e["grams"] > 0 for e in of_type(events, "leaving"))
     (shift,) = of_type(events, "shift")

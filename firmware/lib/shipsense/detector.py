@@ -56,10 +56,11 @@ landed on it (held still, or weighed by the mat before the ship's episode was ov
 toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
 fresh piece that rested briefly while weight then leaves other zones is placed before the
 leaving (a cascade); one whose rest is weighed after cargo left zones that held it (jointly
-fitted with the fresh piece, sway out) weighs what its own zone gained, and what left is
-noticed leaving from when it began to go. A drop on another zone while a
-fresh piece settles is cargo leaving only if that zone ends below what it held (a hand that
-brushed it leaves it where it was). A rise that holds still after the hand lets go is a
+fitted with the fresh piece, sway out; a zone that reads light is judged beside the fresh
+gain too) weighs what its own zone gained, and what left is noticed leaving from when it
+began to go, if the fresh piece's zone made it up (else it moved aboard). A drop on another
+zone while a fresh piece settles is cargo leaving only if that zone ends below what it held
+(a hand that brushed it leaves it where it was). A rise that holds still after the hand lets go is a
 `place`, weighed over a window long enough for the noise measured (and, with items, until
 the weight clearly names one), from the level the ship rested at just before (the mean of
 that rest, not the slow zero-tracking). A still stretch that rose again after the release
@@ -69,10 +70,13 @@ fits a piece only loosely or not at all (a hand may still be pressing a light pi
 10 SPS the HX711 needs three to four conversions to show a step, so a piece may be seen at
 rest for two samples only: such a short rest is the piece when the load then falls back to
 the old level (it tipped off), and is held when more rises until what rises is weighed (a
-second piece, or a hand that goes again). A still load or a loss lighter than half the
-lightest piece (without items, than the smallest place, 0.9 g) is never a `place` or a
-`fall`: it fits no piece (a hand resting on the ship, drift, noise). Such a loss after a
-`leaving` is a `stay`; such a level left standing is where the ship rests. A heavier still
+second piece, or a hand that goes again). Weight arriving rings (a piece dropping onto a
+zone strikes its frame): a drop that follows the total standing above the level the ship
+had before anything left, or one gone again by its deadline, is no second piece leaving. A
+still load or a loss lighter than half the lightest piece (without items, than the smallest
+place, 0.9 g) is never a `place` or a `fall`: it fits no piece (a hand resting on the
+ship, drift, noise). Such a loss after a `leaving` is a `stay`; such a level left standing
+is where the ship rests. A heavier still
 loss too gentle to be noticed leaving falls once it fits a piece, or, fitting none (read
 light), once the mat took about as much or it stood missing over the longest weighing
 window. Zones are told

@@ -199,7 +199,7 @@ def cascade_loss(det, k, grams, change):
     zone = measure.place_zone(det, change)
     ref = det.ref
     single = measure.losses(det, change)
-    light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+    light = light_g(det)
     fitted = [zone]
     for i in range(det.n_zones):
         if i == zone or ref[i] < det.floor_g:
@@ -261,10 +261,15 @@ def rested_while_cargo_left(det, events, k, plateau):
     return True
 
 
+def light_g(det):
+    """How far below its committed level a zone reads when it clearly lost cargo (g, < 0)."""
+    return -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+
+
 def reads_light(det, change):
     """A first look, before any fit: does a zone that holds cargo read clearly below its
     committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
-    light = -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+    light = light_g(det)
     ref = det.ref
     return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
 
