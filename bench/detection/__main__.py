@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     halves = list(corpus.HALVES) if args.half == "both" else [args.half]
     found: list = []
     if args.folder:
+        if args.half != "both":
+            parser.error("--folder scores the traces found there: leave out --half")
         try:
             found = corpus.folder_specs(args.folder) if args.folder.is_dir() else []
         except ValueError as e:

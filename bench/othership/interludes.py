@@ -6,12 +6,8 @@ when it (and whatever it shook loose) is over.
 
 import math
 
-from .loads import Ramp, smoothstep_points
+from .loads import Ramp, ms, smoothstep_points
 from .params import NEIGHBOUR_PAIRS, ZONES
-
-
-def _ms(t: float) -> float:
-    return round(t, 1)
 
 
 def touch(table, t: float) -> float:
@@ -35,8 +31,8 @@ def touch(table, t: float) -> float:
     table.truth.append(
         {
             "type": "touch",
-            "t_ms": _ms(t),
-            "end_ms": _ms(end),
+            "t_ms": ms(t),
+            "end_ms": ms(end),
             "zones": sorted(zones),
             "peak_g": round(peak * gain, 1),
         }
@@ -67,7 +63,7 @@ def knock(table, t: float) -> float:
     table.truth.append(
         {
             "type": "knock",
-            "t_ms": _ms(t),
+            "t_ms": ms(t),
             "ripple_g": round(ripple * (1 + params.mat_gain_error), 1),
         }
     )
@@ -101,7 +97,7 @@ def collect(table, t: float) -> float:
     table.truth.append(
         {
             "type": "collect",
-            "t_ms": _ms(t),
+            "t_ms": ms(t),
             "grams": round(sum(p.grams for p in taken) * (1.0 + table.params.mat_gain_error), 3),
             "items": [p.item for p in taken],
             "pieces": names,

@@ -9,6 +9,11 @@ import heapq
 import math
 
 
+def ms(t: float) -> float:
+    """A moment as the truth records it (0.1 ms)."""
+    return round(t, 1)
+
+
 def smoothstep_points(
     t0_ms: float, t1_ms: float, v0: float, v1: float, steps: int = 4
 ) -> list[tuple[float, float]]:

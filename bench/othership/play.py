@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from . import interludes
-from .loads import Ramp, Ring, smoothstep_points
+from .loads import Ramp, Ring, ms, smoothstep_points
 from .model import Plan
 from .params import DECK_ZONES, ITEM_GRAMS, SHIFT_TARGETS, ZONES, ShipParams
 
@@ -59,10 +59,6 @@ class Session:
     counts: Counter = field(default_factory=Counter)
 
 
-def _ms(t: float) -> float:
-    return round(t, 1)
-
-
 class _Table:
     """The state of play while the session is generated."""
 
@@ -103,7 +99,7 @@ class _Table:
         self.plan.zones[ab.zone].add(Ramp(points))
         self.aboard.remove(ab)
         if ab.record is not None:
-            ab.record["left_ms"] = _ms(left_ms)
+            ab.record["left_ms"] = ms(left_ms)
 
     # --- actions -------------------------------------------------------------------------
     def place(self, t: float) -> float:
@@ -135,8 +131,8 @@ class _Table:
         channel.add(Ring(let_go, wobble, rng.uniform(5, 15), rng.uniform(30, 90)))
         record = {
             "type": "place",
-            "t_ms": _ms(let_go),
-            "start_ms": _ms(t),
+            "t_ms": ms(let_go),
+            "start_ms": ms(t),
             "zone": zone,
             "item": piece.item,
             "piece": piece.name,
@@ -240,10 +236,10 @@ class _Table:
             "item": piece.item,
             "zone": zone,
             "grams": self.read_g(piece, zone),
-            "start_ms": _ms(start),
-            "leave_ms": _ms(leave),
+            "start_ms": ms(start),
+            "leave_ms": ms(leave),
             "outcome": "landed",
-            "land_ms": _ms(land),
+            "land_ms": ms(land),
             "off_mat_ms": None,
         }
         if rng.random() < self.odds["p_catch"]:
@@ -262,7 +258,7 @@ class _Table:
                 off = land + rng.uniform(100, 600)
                 plan.mat.add(Ramp([(land, 0.0), (land + 10, m)]))
                 plan.mat.add(Ramp(smoothstep_points(off - 40, off, 0.0, -m, 2)))
-            entry["outcome"], entry["off_mat_ms"] = "bounced", _ms(off)
+            entry["outcome"], entry["off_mat_ms"] = "bounced", ms(off)
             self.supply.append(piece)
             return entry, off
         plan.mat_kicks.append((land, momentum_gs * (1 + rng.uniform(0.05, 0.3))))
@@ -299,9 +295,9 @@ class _Table:
             land = hit + rng.uniform(20, 100)
         record = {
             "type": "shift",
-            "t_ms": _ms(left),
-            "start_ms": _ms(start),
-            "land_ms": _ms(land),
+            "t_ms": ms(left),
+            "start_ms": ms(start),
+            "land_ms": ms(land),
             "from": source,
             "to": target,
             "grams": grams,

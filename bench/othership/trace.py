@@ -1,4 +1,8 @@
-"""One trace of the other ship: draw the ship, play a session, simulate, write three files."""
+"""One trace of the other ship: draw the ship, play a session, simulate, write three files.
+
+The trace CSV is written here from DESIGN.md's contract, not with `bosun.sim.trace_io`: the
+model shares no code with the simulator or the detector, so the reader is checked against a
+writer it did not grow up with."""
 
 import json
 import random

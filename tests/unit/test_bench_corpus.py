@@ -72,3 +72,20 @@ def test_a_folder_of_traces_is_read_by_each_truths_session_record(tmp_path, monk
     (folder / "game-1.truth.jsonl").write_text('{"type": "place"}\n')
     with pytest.raises(ValueError, match="game-1.truth.jsonl: the first line must be the session"):
         corpus.folder_specs(folder)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--folder", "nowhere"], "no NAME.csv with its truth and items there"),
+        (["--folder", ".", "--half", "tuning"], "leave out --half"),
+    ],
+)
+def test_the_bench_refuses_a_folder_it_cannot_score(argv, said, tmp_path, monkeypatch, capsys):
+    from bench.detection.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert said in capsys.readouterr().err
