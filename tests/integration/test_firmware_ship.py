@@ -322,7 +322,7 @@ def test_bad_commands_are_refused_with_a_reason_and_change_nothing(mosquitto, ho
         )
 
 
-def test_calibration_commands_measure_save_and_answer(mosquitto, host):
+def test_calibration_commands_measure_save_and_answer_and_take_in_crosstalk(mosquitto, host):
     with VirtualBoard(TABLE, mosquitto.url, ShipSource(make_ship(15)), calibration=None) as board:
         host.wait_for(lambda: host.of(protocol.STATUS))
         assert any("no calibration.json yet" in p for p in host.status()["problems"])
@@ -330,20 +330,38 @@ def test_calibration_commands_measure_save_and_answer(mosquitto, host):
         tared = host.command("tare")
         assert tared["ok"], tared
         assert set(tared["tare"]) == {f"z{z}" for z in range(1, 11)} | {"mat"}
-        board.add_weight(4, 500.0)
-        wait_weight(host, 4, 400.0)
-        calibrated = host.command("calibrate", zone=4, grams=500)
-        assert calibrated["ok"], calibrated
-        assert calibrated["counts_per_g"] == pytest.approx(board.cells[3].counts_per_g, rel=0.002)
-        board.add_weight(4, -500.0)
-        board.add_weight(4, 3 * 11.8)
+        # Zones 2 and 4 share wood: of a weight on 4, zone 2's cell bears 8 %; of one on 2,
+        # zone 4's bears 6 %. Calibrated one cell at a time, a piece's total read 7 % heavy.
+        shares = {4: (2, 0.08), 2: (4, 0.06)}
+
+        def put(zone: int, grams: float) -> None:
+            other, share = shares[zone]
+            board.add_weight(zone, grams * (1.0 - share))
+            board.add_weight(other, grams * share)
+
+        for zone in (4, 2):
+            put(zone, 500.0)
+            wait_weight(host, zone, 400.0)
+            calibrated = host.command("calibrate", zone=zone, grams=500)
+            assert calibrated["ok"], calibrated
+            put(zone, -500.0)
+        assert calibrated["counts_per_g"] == pytest.approx(board.cells[1].counts_per_g, rel=0.003)
+        put(4, 3 * 11.8)
         wait_weight(host, 4, 30.0, below=40.0)
         weighed = host.command("weigh", item="boat", zone=4, count=3)
         assert weighed["ok"], weighed
         assert weighed["grams"] == pytest.approx(11.8, abs=0.05)
+        before = len(host.of(protocol.WEIGHTS))
+        host.wait_for(lambda: len(host.of(protocol.WEIGHTS)) > before + 1)
+        assert sum(host.of(protocol.WEIGHTS)[-1]["zones_g"]) == pytest.approx(3 * 11.8, abs=0.3)
         saved = json.loads((board.flash_dir / "calibration.json").read_text())
         assert saved["version"] == 1 and saved["items"]["boat"] == pytest.approx(11.8, abs=0.05)
         assert saved["zones"][3]["calibrated"] is True
+        scales = [saved["zones"][z]["counts_per_g"] for z in (1, 3)]
+        assert scales == [pytest.approx(board.cells[z].counts_per_g, rel=0.003) for z in (1, 3)]
+        assert saved["zones"][3]["response"][1] == pytest.approx(
+            0.08 * board.cells[1].counts_per_g, rel=0.05
+        )
 
 
 def wait_weight(host: HostView, zone: int, above: float, below: float = 1e9) -> None:

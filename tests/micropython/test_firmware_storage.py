@@ -172,10 +172,45 @@ def test_calibration_round_trips_through_flash(tmp_path):
     assert not (tmp_path / "calibration.json.tmp").exists()
 
 
+def test_responses_round_trip_and_solve_in_micropython(tmp_path):
+    """Crosstalk: 8 % of a weight on zone 1 shows on zone 2's cell, 5 % of zone 2's on zone
+    1's (calibration.solve_scales, in single precision on the ESP32)."""
+    solved, scale, response, totals = run(
+        """
+        from shipcore import calibration
+        cal = calibration.Calibration(3, 420.0)
+        cal.tare = [100, -200, 300, 5]
+        cal.response[0] = [0.92 * 400.0, 0.08 * 450.0, 0.0]
+        cal.response[1] = [0.05 * 400.0, 0.95 * 450.0, 0.0]
+        solved = calibration.solve_scales(cal)
+        calibration.save(cal, "calibration.json")
+        cal, problem = calibration.load(3, 420.0, "calibration.json")
+        totals = [sum(cal.response[z][j] / cal.counts_per_g[j] for j in range(3)) for z in (0, 1)]
+        print(json.dumps([solved, cal.counts_per_g, cal.response, totals]))
+        """,
+        tmp_path,
+    )
+    assert solved is None
+    assert scale[:2] == [pytest.approx(400.0, rel=1e-5), pytest.approx(450.0, rel=1e-5)]
+    assert scale[2:] == [420.0, 420.0]
+    assert response[0] == pytest.approx([368.0, 36.0, 0.0]) and response[2] is None
+    assert totals == [pytest.approx(1.0, rel=1e-5)] * 2
+
+
 @pytest.mark.parametrize(
     "text, reason",
     [
         ("{ broken", "not valid JSON"),
+        (
+            '{"version": 1, "zones": [{"tare": 0, "counts_per_g": 1, "response": [1, 2]}, '
+            '{"tare": 0, "counts_per_g": 1}, {"tare": 0, "counts_per_g": 1}]}',
+            "zones[0].response must list 3 numbers",
+        ),
+        (
+            '{"version": 1, "zones": [{"tare": 0, "counts_per_g": 1, "response": [0, 2, 0]}, '
+            '{"tare": 0, "counts_per_g": 1}, {"tare": 0, "counts_per_g": 1}]}',
+            "zones[0].response reads nothing on its own cell",
+        ),
         ('{"version": 7, "zones": []}', "version is 7"),
         ('{"version": 1, "zones": [], "items": {}}', "must list 3 zones"),
         (

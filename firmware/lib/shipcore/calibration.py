@@ -2,9 +2,15 @@
 
 The file (calibration.json) is versioned JSON:
   {"version": 1,
-   "zones": [{"tare": raw counts, "counts_per_g": counts}, ...one a zone],
+   "zones": [{"tare": raw counts, "counts_per_g": counts, "calibrated": true,
+              "response": [counts a gram on every zone's cell] or absent}, ...one a zone],
    "mat": {"tare": ..., "counts_per_g": ...} or null,
    "items": {"rat": 2.6, ...}}
+A zone's `response` is what a known weight on it did to every zone's cell when it was
+calibrated: its own cell and, through the wood they share, its neighbours' (crosstalk).
+`solve_scales` sets the zones' scales from these so that a weight on any calibrated zone reads
+its grams in total over all zones; calibrated one cell at a time, a neighbour's share came on
+top and a piece's total read up to a third heavy.
 `load` never fails: a missing or corrupt file gives safe defaults (every cell tared
 automatically from its first settled readings, the nominal scale from config.json, no
 items) and a sentence saying so. `save` writes atomically: a power cut during a save leaves
@@ -21,6 +27,10 @@ FILE = "calibration.json"
 RAW_MIN = -0x800000
 RAW_MAX = 0x7FFFFF
 MAX_ITEM_GRAMS = 10000
+# The most of a calibration weight another zone may read: more is a hand or a piece on it.
+MAX_SHARE = 0.3
+# Solved from the responses, a zone's scale stays within this factor of its own cell's.
+MAX_SCALE_CHANGE = 1.6
 
 
 class Calibration:
@@ -33,6 +43,8 @@ class Calibration:
         self.tare: list[int | None] = [None] * (zones + 1)
         self.counts_per_g = [self.default_counts_per_g] * (zones + 1)
         self.calibrated = [False] * (zones + 1)
+        # per zone: counts a gram on every zone's cell with a weight on it; None: not measured
+        self.response: list = [None] * zones
         self.items: dict[str, float] = {}
         self.source = "defaults"
 
@@ -44,11 +56,14 @@ class Calibration:
 
     def to_json(self) -> dict:
         def cell(channel: int) -> dict:
-            return {
+            out = {
                 "tare": self.tare[channel],
                 "counts_per_g": self.counts_per_g[channel],
                 "calibrated": self.calibrated[channel],
             }
+            if channel < self.zones and self.response[channel] is not None:
+                out["response"] = list(self.response[channel])
+            return out
 
         return {
             "version": VERSION,
@@ -62,6 +77,7 @@ class Calibration:
         other.tare = list(self.tare)
         other.counts_per_g = list(self.counts_per_g)
         other.calibrated = list(self.calibrated)
+        other.response = [None if r is None else list(r) for r in self.response]
         other.items = dict(self.items)
         other.source = self.source
         return other
@@ -87,6 +103,17 @@ def _cell_problem(cell: object, where: str) -> "str | None":
     return None
 
 
+def _response_problem(response: object, where: str, zones: int, own: int) -> "str | None":
+    if not isinstance(response, list) or len(response) != zones:
+        return f"{where}.response must list {zones} numbers (counts a gram on each zone)"
+    for value in response:
+        if not is_number(value) or abs(value) > 1000000:
+            return f"{where}.response holds {value!r}, not counts a gram"
+    if abs(response[own]) < 0.001:
+        return f"{where}.response reads nothing on its own cell"
+    return None
+
+
 def from_json(obj: object, zones: int, default_counts_per_g: float) -> Calibration:
     """A Calibration from a parsed file; ValueError naming the first thing wrong."""
     if not isinstance(obj, dict):
@@ -108,6 +135,11 @@ def from_json(obj: object, zones: int, default_counts_per_g: float) -> Calibrati
         cal.tare[channel] = cell["tare"]
         cal.counts_per_g[channel] = float(cell["counts_per_g"])
         cal.calibrated[channel] = cell.get("calibrated") is True
+        if channel < zones and cell.get("response") is not None:
+            problem = _response_problem(cell["response"], where, zones, channel)
+            if problem:
+                raise ValueError(problem)
+            cal.response[channel] = [float(v) for v in cell["response"]]
     items = obj.get("items", {})
     if not isinstance(items, dict):
         raise ValueError("items must be an object of item name -> grams")
@@ -120,6 +152,57 @@ def from_json(obj: object, zones: int, default_counts_per_g: float) -> Calibrati
         cal.items[name] = float(grams)
     cal.source = "flash"
     return cal
+
+
+def solve_scales(cal: Calibration) -> "str | None":
+    """Set the scale of every zone with a response so that a weight on any of them reads its
+    grams in total over all zones; the other zones keep theirs. None, or why not (then `cal`
+    is unchanged).
+
+    With R[j][z] the counts a gram zone z's weight puts on cell j and s[j] = 1/counts_per_g[j],
+    a weight on z reads sum over j of s[j] * R[j][z] grams a gram: one equation a measured
+    zone, its unknowns the measured zones' s (a zone never measured adds its share at its
+    present scale)."""
+    measured = [z for z in range(cal.zones) if cal.response[z] is not None]
+    n = len(measured)
+    if not n:
+        return None
+    rows = []
+    for z in measured:
+        column = cal.response[z]
+        row = [column[j] for j in measured]
+        rest = 1.0
+        for j in range(cal.zones):
+            if cal.response[j] is None:
+                rest -= column[j] / cal.counts_per_g[j]
+        row.append(rest)
+        rows.append(row)
+    for i in range(n):  # Gauss-Jordan with partial pivoting: ten unknowns at most
+        pivot = i
+        for r in range(i + 1, n):
+            if abs(rows[r][i]) > abs(rows[pivot][i]):
+                pivot = r
+        if abs(rows[pivot][i]) < 1e-9:
+            return "the zones' responses do not tell the zones apart: calibrate them again"
+        rows[i], rows[pivot] = rows[pivot], rows[i]
+        for r in range(n):
+            if r != i and rows[r][i]:
+                f = rows[r][i] / rows[i][i]
+                for c in range(i, n + 1):
+                    rows[r][c] -= f * rows[i][c]
+    scales = []
+    for i, z in enumerate(measured):
+        s = rows[i][n] / rows[i][i]
+        own = cal.response[z][z]
+        if not s or not 1 / MAX_SCALE_CHANGE <= own * s <= MAX_SCALE_CHANGE:
+            return (
+                f"zone {z + 1}'s own cell would read {own * s:.2f} of a weight on it: "
+                "calibrate it again"
+            )
+        scales.append(1 / s)
+    for i, z in enumerate(measured):
+        cal.counts_per_g[z] = scales[i]
+    return None
 
 
 def load(

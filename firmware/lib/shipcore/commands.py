@@ -193,7 +193,7 @@ class Commands:
         ch = found[0]
         if self.ship.cal.tare[ch] is None:
             return self._result(msg, False, "calibrate: tare the empty zone first")
-        return self._start(msg, [ch])
+        return self._start(msg, self._with_other_zones(ch))
 
     def _weigh(self, msg: dict, now_ms: int) -> "dict | None":
         found = self._channel(msg["zone"])
@@ -202,7 +202,20 @@ class Commands:
         ch = found[0]
         if self.ship.cal.tare[ch] is None:
             return self._result(msg, False, "weigh: tare the empty zone first")
-        return self._start(msg, [ch])
+        return self._start(msg, self._with_other_zones(ch))
+
+    def _with_other_zones(self, ch: int) -> "list[int]":
+        """`ch`, then for a zone every other tared, working zone: a weight on one zone shows
+        a share on its neighbours (crosstalk), which calibrate and weigh take in."""
+        ship = self.ship
+        if ch >= ship.cells.zones:
+            return [ch]
+        others = range(ship.cells.zones)
+        return [ch] + [
+            z
+            for z in others
+            if z != ch and ship.cal.tare[z] is not None and not ship.cells.fault[z]
+        ]
 
     def on_sample(self, values: "list[int]") -> "dict | None":
         """Called once a settled sample with the raw counts; the result when one is done."""
@@ -216,7 +229,7 @@ class Commands:
         for i, ch in enumerate(m.channels):
             if ship.cells.fault[ch]:
                 return self._result(msg, False, f"{ship.cells.name(ch)} faulted while measuring")
-            if msg["cmd"] == "calibrate":
+            if msg["cmd"] == "calibrate" and i == 0:
                 # The scale is not known yet: judge the spread against the weight's own step.
                 tare = cal.tare[ch]
                 assert tare is not None  # _calibrate refuses an untared zone
@@ -252,15 +265,23 @@ class Commands:
                     f"{ship.cells.name(ch)} changed by only {m.mean(0) - tare:.0f} counts "
                     f"for {msg['grams']} g: is the weight on that zone?",
                 )
-            cal.counts_per_g[ch] = counts_per_g
             cal.calibrated[ch] = True
+            if ch < ship.cells.zones:
+                problem = self._respond(cal, m, msg["grams"])
+                if problem:
+                    return self._result(msg, False, problem)
+            else:
+                cal.counts_per_g[ch] = counts_per_g
             data["zone"] = msg["zone"]
-            data["counts_per_g"] = counts_per_g
+            data["counts_per_g"] = cal.counts_per_g[ch]
         else:
+            grams = 0.0
+            for i, ch in enumerate(m.channels):
+                tare = cal.tare[ch]
+                assert tare is not None  # _weigh and _with_other_zones take tared zones only
+                grams += (m.mean(i) - tare) / cal.counts_per_g[ch]
+            grams /= msg.get("count", 1)
             ch = m.channels[0]
-            tare = cal.tare[ch]
-            assert tare is not None  # _weigh refuses an untared zone
-            grams = (m.mean(0) - tare) / cal.counts_per_g[ch] / msg.get("count", 1)
             if grams < MIN_ITEM_G:
                 return self._result(
                     msg, False, f"{ship.cells.name(ch)} holds {grams:.2f} g: put the piece on it"
@@ -274,6 +295,27 @@ class Commands:
             return self._result(msg, False, f"could not save the calibration to flash: {error}")
         ship.use_calibration(cal)
         return self._result(msg, True, None, data)
+
+    def _respond(
+        self, cal: "calibration.Calibration", m: Measurement, grams: float
+    ) -> "str | None":
+        """Book what `grams` on zone m.channels[0] put on every zone's cell and solve the
+        zones' scales from it (calibration.solve_scales); None, or why not."""
+        ship = self.ship
+        ch = m.channels[0]
+        response = [0.0] * ship.cells.zones
+        for i, other in enumerate(m.channels):
+            tare = cal.tare[other]
+            assert tare is not None  # _with_other_zones takes tared zones only
+            response[other] = (m.mean(i) - tare) / grams
+            share = response[other] / cal.counts_per_g[other]
+            if other != ch and abs(share) > calibration.MAX_SHARE:
+                return (
+                    f"{ship.cells.name(other)} read {share * 100:.0f} % of the weight on "
+                    f"{ship.cells.name(ch)}: take everything else off the ship and try again"
+                )
+        cal.response[ch] = response
+        return calibration.solve_scales(cal)
 
     # --- immediate commands ---------------------------------------------------------------
 
