@@ -1,10 +1,12 @@
-"""CLI: `python -m bench.othership --out DIR [--seeds 0-23] [--rates 10,80] [--tables ...]`."""
+"""CLI: `python -m bench.othership --out DIR [--seeds 0-23] [--rates 10,80] [--tables ...]
+[--calibration wizard|cell]`."""
 
 import argparse
 import sys
 import time
 from pathlib import Path
 
+from .params import CALIBRATIONS
 from .trace import COMBOS, write_trace
 
 
@@ -50,6 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tables", type=_choices(("mat", "piezo", "both"), str), default=["mat", "piezo", "both"]
     )
+    parser.add_argument(
+        "--calibration",
+        choices=CALIBRATIONS,
+        default="wizard",
+        help="wizard: scales solved so a piece reads right in total (bosun's wizard); "
+        "cell: each zone's cell alone, its neighbours' share on top",
+    )
     args = parser.parse_args(argv)
     combos = [(r, t) for r, t in COMBOS if r in args.rates and t in args.tables]
     if args.out.exists() and not args.out.is_dir():
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     for seed in args.seeds:
         rate, table = combos[seed % len(combos)]
-        written = write_trace(args.out, seed, rate, table)
+        written = write_trace(args.out, seed, rate, table, calibration=args.calibration)
         c = written.counts
         print(
             f"{written.name}: {c.get('places', 0)} placed, {c.get('falls', 0)} falls, "

@@ -27,7 +27,7 @@ def touch(table, t: float) -> float:
         points = smoothstep_points(t, t + up, 0.0, force, 3)
         points += smoothstep_points(t + up + hold, end, force, 0.0, 3)
         plan.zones[zone].add(Ramp(points))
-    gain = sum(table.params.gain[z] for z in zones) / len(zones)
+    gain = sum(table.params.reads[z] for z in zones) / len(zones)
     table.truth.append(
         {
             "type": "touch",

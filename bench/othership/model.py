@@ -201,7 +201,7 @@ def simulate(params: ShipParams, plan: Plan, seconds: float, rng: random.Random)
     averaged = {z: converted(felt[i], z) for i, z in enumerate(ZONES)}
     zones_out = {}
     for z in ZONES:
-        gain, noise_sd = params.gain[z], params.noise_sd_g[z]
+        gain, noise_sd = params.gain[z] * params.scale[z], params.noise_sd_g[z]
         slope_per_sample = params.drift_slope_g_min[z] * period_ms / 60000.0
         own, others = averaged[z], [(averaged[s], xt) for s, xt in sources[z]]
         zero, column = 0.0, []

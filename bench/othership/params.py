@@ -135,6 +135,11 @@ class ShipParams:
     shear: dict[int, float]
     xyh_cm: dict[int, tuple[float, float, float]]
     item_grams: dict[str, float] = field(default_factory=dict)
+    # How the ship was calibrated (CALIBRATIONS): per zone, the factor its cell's reading is
+    # scaled by on top of its gain error, and what a gram resting on it reads over all zones.
+    calibration: str = "cell"
+    scale: dict[int, float] = field(default_factory=dict)
+    reads: dict[int, float] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> float:
         values = self.__dict__.get("values", {})
@@ -152,12 +157,51 @@ class ShipParams:
 
     def calibrated_items(self) -> dict[str, float]:
         """What an average zone reads for a typical piece of each item (items.json)."""
-        mean_gain = sum(self.gain.values()) / len(self.gain)
+        mean_gain = sum(self.reads.values()) / len(self.reads)
         return {item: round(grams * mean_gain, 2) for item, grams in self.item_grams.items()}
 
 
-def draw_params(rng: random.Random, rate_sps: int, table: str) -> ShipParams:
-    """Draw every constant of one trace's ship, cells, mat and piezo."""
+# How the ship's zones were calibrated, each with a known weight on one zone at a time:
+# - "cell": each zone's scale from its own cell alone; a neighbour's share (crosstalk) comes
+#   on top, and a piece's total reads heavy. A piece weighs what its own zone reads.
+# - "wizard": the scales solved so that a weight on any zone reads right in total over all
+#   zones, as bosun's calibration wizard does (README, firmware). A piece weighs its total.
+# Both keep the zone's gain error (the known weight, the cell's linearity).
+CALIBRATIONS = ("wizard", "cell")
+
+
+def calibrate(params: ShipParams, how: str) -> None:
+    """Set params.scale and params.reads for calibration `how` (one of CALIBRATIONS)."""
+    if how not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {', '.join(CALIBRATIONS)}, not {how!r}")
+    params.calibration = how
+    scale = {z: 1.0 for z in ZONES}
+    if how == "wizard":
+        # s[z] + sum over readers r of s[r] * crosstalk[(z, r)] = 1 for every loaded zone z;
+        # shares are small (< 0.5 a column), so the iteration converges fast
+        for _ in range(200):
+            scale = {
+                z: 1.0 - sum(scale[r] * xt for (s, r), xt in params.crosstalk.items() if s == z)
+                for z in ZONES
+            }
+    params.scale = scale
+    reads = {}
+    for z in ZONES:
+        if how == "cell":
+            reads[z] = params.gain[z]
+        else:
+            shares = sum(
+                params.gain[r] * scale[r] * xt for (s, r), xt in params.crosstalk.items() if s == z
+            )
+            reads[z] = params.gain[z] * scale[z] + shares
+    params.reads = reads
+
+
+def draw_params(
+    rng: random.Random, rate_sps: int, table: str, calibration: str = "wizard"
+) -> ShipParams:
+    """Draw every constant of one trace's ship, cells, mat and piezo, calibrated `calibration`
+    (one of CALIBRATIONS)."""
     values = {name: _uniform(rng, name) for name in RANGES}
     rate_factor = 1.0 if rate_sps == 10 else math.sqrt(8.0)
     values["mat_noise_g"] = values["mat_noise_10sps_g"] * rate_factor
@@ -179,7 +223,7 @@ def draw_params(rng: random.Random, rate_sps: int, table: str) -> ShipParams:
     scale = values["ship_scale"]
     xyh = {z: (x * scale, y * scale, h * scale) for z, (x, y, h) in ZONE_XYH_CM.items()}
     items = {item: grams * values["item_scale"] for item, grams in ITEM_GRAMS.items()}
-    return ShipParams(
+    params = ShipParams(
         rate_sps=rate_sps,
         table=table,
         values=values,
@@ -194,3 +238,5 @@ def draw_params(rng: random.Random, rate_sps: int, table: str) -> ShipParams:
         xyh_cm=xyh,
         item_grams=items,
     )
+    calibrate(params, calibration)
+    return params

@@ -80,7 +80,7 @@ class _Table:
 
     # --- helpers -------------------------------------------------------------------------
     def read_g(self, piece: Piece, zone: int) -> float:
-        return round(piece.grams * self.params.gain[zone], 3)
+        return round(piece.grams * self.params.reads[zone], 3)
 
     def near(self, a: int, b: int) -> bool:
         (xa, ya, ha), (xb, yb, hb) = self.params.xyh_cm[a], self.params.xyh_cm[b]
@@ -137,7 +137,7 @@ class _Table:
             "item": piece.item,
             "piece": piece.name,
             "grams": self.read_g(piece, zone),
-            "press_g": round(ramp.peak() * self.params.gain[zone], 2),
+            "press_g": round(ramp.peak() * self.params.reads[zone], 2),
             "left_ms": None,
         }
         self.truth.append(record)

@@ -29,10 +29,18 @@ class Written:
     counts: dict
 
 
-def write_trace(out: Path, seed: int, rate_sps: int, table: str, seconds: float = 180.0) -> Written:
-    """Write NAME.csv, NAME.truth.jsonl and NAME.items.json for one seed into `out`."""
+def write_trace(
+    out: Path,
+    seed: int,
+    rate_sps: int,
+    table: str,
+    seconds: float = 180.0,
+    calibration: str = "wizard",
+) -> Written:
+    """Write NAME.csv, NAME.truth.jsonl and NAME.items.json for one seed into `out`, the ship
+    calibrated as `calibration` says (params.CALIBRATIONS)."""
     rng = random.Random(seed)
-    params = draw_params(rng, rate_sps, table)
+    params = draw_params(rng, rate_sps, table, calibration)
     session = play(rng, params, seconds)
     trace = simulate(params, session.plan, seconds, random.Random(rng.getrandbits(64)))
     name = trace_name(seed, rate_sps, table)

@@ -25,15 +25,16 @@ def traces(tmp_path_factory) -> dict:
     loaded = {}
     for seed, rate, table, seconds in TRACES:
         write_trace(out, seed, rate, table, seconds)
-        name = trace_name(seed, rate, table)
-        with open(out / f"{name}.csv", newline="") as f:
-            rows = list(csv.reader(f))
-        truth = [
-            json.loads(line) for line in (out / f"{name}.truth.jsonl").read_text().splitlines()
-        ]
-        items = json.loads((out / f"{name}.items.json").read_text())
-        loaded[seed] = {"dir": out, "name": name, "rows": rows, "truth": truth, "items": items}
+        loaded[seed] = read_back(out, trace_name(seed, rate, table))
     return loaded
+
+
+def read_back(out: Path, name: str) -> dict:
+    with open(out / f"{name}.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    truth = [json.loads(line) for line in (out / f"{name}.truth.jsonl").read_text().splitlines()]
+    items = json.loads((out / f"{name}.items.json").read_text())
+    return {"dir": out, "name": name, "rows": rows, "truth": truth, "items": items}
 
 
 def test_header_and_row_spacing_follow_the_rate(traces):
@@ -143,36 +144,59 @@ def test_a_full_session_has_the_expected_mix_of_events(traces):
     assert kinds.count("touch") >= 5 and kinds.count("knock") >= 5
 
 
-def test_a_resting_piece_reads_its_weight_on_its_zone(traces):
-    checked = 0
-    for trace in traces.values():
-        records = trace["truth"][1:]
-        moments = []
-        for r in records:
-            moments += [r.get(key) for key in ("t_ms", "start_ms", "end_ms", "land_ms")]
-            moments += [
-                p.get(key)
-                for p in r.get("pieces", [])
-                if isinstance(p, dict)  # a collect names its pieces
-                for key in ("start_ms", "land_ms")
-            ]
-        moments = [t for t in moments if t is not None]
-        rows = [[float(v) if v else 0.0 for v in row] for row in trace["rows"][1:]]
-        for r in records:
-            if r["type"] != "place":
-                continue
-            lo, hi = r["start_ms"] - 1500, r["t_ms"] + 2500
-            if any(lo < t < hi for t in moments if t not in (r["start_ms"], r["t_ms"])):
-                continue
-            if r["left_ms"] is not None and r["left_ms"] < hi:
-                continue
-            column = r["zone"]
-            before = [row[column] for row in rows if lo + 500 < row[0] < r["start_ms"] - 100]
-            after = [row[column] for row in rows if r["t_ms"] + 1200 < row[0] < hi]
-            rise = statistics.median(after) - statistics.median(before)
-            assert rise == pytest.approx(r["grams"], abs=0.05 * r["grams"] + 0.3)
-            checked += 1
-    assert checked >= 3
+def resting_rises(trace: dict, columns: str) -> list[tuple[float, float]]:
+    """(rise, truth grams) of each piece placed with nothing else happening for a while, the
+    rise read on its own zone (`columns` "own") or over all zones ("all")."""
+    records = trace["truth"][1:]
+    moments = []
+    for r in records:
+        moments += [r.get(key) for key in ("t_ms", "start_ms", "end_ms", "land_ms")]
+        moments += [
+            p.get(key)
+            for p in r.get("pieces", [])
+            if isinstance(p, dict)  # a collect names its pieces
+            for key in ("start_ms", "land_ms")
+        ]
+    moments = [t for t in moments if t is not None]
+    rows = [[float(v) if v else 0.0 for v in row] for row in trace["rows"][1:]]
+    out = []
+    for r in records:
+        if r["type"] != "place":
+            continue
+        lo, hi = r["start_ms"] - 1500, r["t_ms"] + 2500
+        if any(lo < t < hi for t in moments if t not in (r["start_ms"], r["t_ms"])):
+            continue
+        if r["left_ms"] is not None and r["left_ms"] < hi:
+            continue
+        picked = [r["zone"]] if columns == "own" else list(range(1, 11))
+
+        def read(row: list[float], picked: list[int] = picked) -> float:
+            return sum(row[c] for c in picked)
+
+        before = [read(row) for row in rows if lo + 500 < row[0] < r["start_ms"] - 100]
+        after = [read(row) for row in rows if r["t_ms"] + 1200 < row[0] < hi]
+        out.append((statistics.median(after) - statistics.median(before), r["grams"]))
+    return out
+
+
+def test_a_resting_piece_reads_its_weight_in_total_as_the_wizard_calibrates(traces):
+    rises = [pair for trace in traces.values() for pair in resting_rises(trace, "all")]
+    assert len(rises) >= 3
+    for rise, grams in rises:
+        assert rise == pytest.approx(grams, abs=0.05 * grams + 0.3)
+
+
+def test_calibrated_cell_by_cell_a_piece_reads_its_weight_on_its_zone_and_more_in_total(
+    tmp_path,
+):
+    write_trace(tmp_path, 3, 10, "mat", 180.0, calibration="cell")
+    trace = read_back(tmp_path, trace_name(3, 10, "mat"))
+    own = resting_rises(trace, "own")
+    assert len(own) >= 3
+    for rise, grams in own:
+        assert rise == pytest.approx(grams, abs=0.05 * grams + 0.3)
+    excess = [rise / grams - 1.0 for rise, grams in resting_rises(trace, "all")]
+    assert statistics.mean(excess) > 0.03  # the neighbours' share on top
 
 
 def test_the_same_seed_writes_the_same_files(traces, tmp_path):
