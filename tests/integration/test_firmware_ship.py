@@ -344,6 +344,8 @@ def test_calibration_commands_measure_save_and_answer_and_take_in_crosstalk(mosq
             wait_weight(host, zone, 400.0)
             calibrated = host.command("calibrate", zone=zone, grams=500)
             assert calibrated["ok"], calibrated
+            other, share = shares[zone]
+            assert calibrated["shares"] == {str(other): pytest.approx(share, abs=0.005)}
             put(zone, -500.0)
         assert calibrated["counts_per_g"] == pytest.approx(board.cells[1].counts_per_g, rel=0.003)
         put(4, 3 * 11.8)

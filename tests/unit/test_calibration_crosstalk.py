@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bosun.web.calibration import shares_of
 from shipcore import calibration
 
 ZONES = 10
@@ -101,3 +102,18 @@ def test_nothing_measured_changes_nothing():
     cal = calibration.Calibration(ZONES, 420.0)
     assert calibration.solve_scales(cal) is None
     assert cal.counts_per_g == [420.0] * (ZONES + 1)
+
+
+@pytest.mark.parametrize(
+    "value, kept",
+    [
+        ({"2": 0.08, "5": -0.012}, {"2": 0.08, "5": -0.012}),
+        ({"2": 0.0812345}, {"2": 0.081}),
+        (None, {}),
+        ([0.08], {}),
+        ({"z2": 0.08, "3": "8 %", "4": True, "6": 1.5, "7": float("nan")}, {}),
+    ],
+)
+def test_the_wizard_keeps_only_zone_shares_the_ship_could_have_measured(value, kept):
+    """A calibrate result's `shares` come from the ship over MQTT: junk is dropped."""
+    assert shares_of(value) == kept

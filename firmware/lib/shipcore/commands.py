@@ -270,6 +270,7 @@ class Commands:
                 problem = self._respond(cal, m, msg["grams"])
                 if problem:
                     return self._result(msg, False, problem)
+                data["shares"] = self._shares(cal, ch)
             else:
                 cal.counts_per_g[ch] = counts_per_g
             data["zone"] = msg["zone"]
@@ -316,6 +317,16 @@ class Commands:
                 )
         cal.response[ch] = response
         return calibration.solve_scales(cal)
+
+    def _shares(self, cal: "calibration.Calibration", ch: int) -> dict:
+        """{zone: share} of a weight on zone ch+1 that another zone reads (1 % or more)."""
+        response = cal.response[ch]
+        out = {}
+        for other in range(self.ship.cells.zones):
+            share = response[other] / cal.counts_per_g[other]
+            if other != ch and abs(share) >= 0.01:
+                out[str(other + 1)] = round(share, 3)
+        return out
 
     # --- immediate commands ---------------------------------------------------------------
 

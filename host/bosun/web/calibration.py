@@ -179,6 +179,7 @@ class CalibrationSession:
             self.calibrated[zone] = {
                 "grams": pending["grams"],
                 "counts_per_g": result.get("counts_per_g"),
+                "shares": shares_of(result.get("shares")),
                 "at_ms": self.table.now_ms(),
             }
             where = "the mat" if zone == "mat" else f"zone {zone}"
@@ -282,6 +283,21 @@ class CalibrationSession:
         text = f"item weights stored in {where}; the referee uses them now"
         self.message = {"level": "error" if problem else "ok", "text": problem or text}
         return {"items": merged, "where": where, "problem": problem}
+
+
+def shares_of(value: Any) -> dict[str, float]:
+    """The ship's {zone: share} of a calibration weight that other zones read (crosstalk):
+    only zone names and shares under 1 are kept."""
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(zone): round(float(share), 3)
+        for zone, share in value.items()
+        if isinstance(zone, str)
+        and zone.isdigit()
+        and type(share) in (int, float)
+        and abs(share) < 1.0
+    }
 
 
 def zone_of(value: Any, plan: Calibration, mat: bool = True) -> int | str:

@@ -48,13 +48,19 @@
     return '<button class="button small secondary" type="button" data-hand="weight" data-zone="' + zone + '">Put the weight on <span class="hand-tag">hand</span></button>';
   }
 
+  // crosstalk: the share of the weight other zones felt (the ship takes it in)
+  function sharesText(shares) {
+    const felt = Object.entries(shares || {}).map(([zone, share]) => zoneWord + " " + esc(zone) + " " + Math.round(share * 100) + " %");
+    return felt.length ? ' · <span class="muted">also felt on ' + felt.join(", ") + "</span>" : "";
+  }
+
   function zonesRows() {
     return state.zones_to_calibrate.map((zone) => {
       const done = state.zones[zone];
       const name = zone === "mat" ? "table mat" : zoneWord + " " + zone;
       return '<tr data-zone="' + zone + '"><td>' + name + '</td><td class="num reading" data-reading="' + zone + '"></td><td class="row">' + hands(zone) +
         ' <button class="button small" type="button" data-calibrate="' + zone + '">Calibrate</button></td><td class="result">' +
-        (done ? '<span class="pill ok">done</span> ' + done.grams + " g · " + (done.counts_per_g ? done.counts_per_g.toFixed(1) + " counts/g" : "") : "") + "</td></tr>";
+        (done ? '<span class="pill ok">done</span> ' + done.grams + " g · " + (done.counts_per_g ? done.counts_per_g.toFixed(1) + " counts/g" : "") + sharesText(done.shares) : "") + "</td></tr>";
     }).join("");
   }
 
