@@ -300,7 +300,9 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
         why = None
         if len(record["pieces"]) == 1:  # a topple alone, not a cascade it is part of
             (piece,) = record["pieces"]
-            why = unweighed_falls.get((piece["piece"], piece["start_ms"]))
+            why = unweighed_falls.get((piece["piece"], piece["start_ms"])) or unweighed_falls.get(
+                (piece["piece"], piece.get("leave_ms"))  # the other ship's left_ms (topples.py)
+            )
         note = f" ({UNWEIGHED_WHY[why]})" if why else ""
         s.unweighed_falls += bool(why)
         s.unweighed_fall_events += bool(why and group)

@@ -26,17 +26,25 @@ def unweighed_topples(
 ) -> dict[tuple[str, float], str]:
     """(piece, release ms) of each truth placement that toppled off as it was let go and that
     no sensor weighed, with why (a key of UNWEIGHED_WHY). `table` is the session's table kind
-    (None: unknown, so only the caught ones are sure)."""
-    outcomes = {
-        (piece["piece"], piece["start_ms"]): piece["outcome"]
-        for record in falls
-        for piece in record["pieces"]
-    }
+    (None: unknown, so only the caught ones are sure).
+
+    A placement's `left_ms` names its piece in a fall record: the moment it began to leave
+    (`start_ms`, bosun.sim) or lost contact (`leave_ms`, bench.othership). Either way it
+    toppled if it began to leave within TOPPLE_AT_RELEASE_MS of the let-go."""
+    outcomes: dict[tuple[str, float], tuple[float, str]] = {}
+    for record in falls:
+        for piece in record["pieces"]:
+            began = (piece["start_ms"], piece["outcome"])
+            outcomes[piece["piece"], piece["start_ms"]] = began
+            if piece.get("leave_ms") is not None:
+                outcomes[piece["piece"], piece["leave_ms"]] = began
     found: dict[tuple[str, float], str] = {}
     for r in places:
-        if r.get("left_ms") is None or r["left_ms"] - r["t_ms"] >= TOPPLE_AT_RELEASE_MS:
+        if r.get("left_ms") is None:
             continue
-        outcome = outcomes.get((r["piece"], r["left_ms"]))
+        began, outcome = outcomes.get((r["piece"], r["left_ms"]), (r["left_ms"], None))
+        if began - r["t_ms"] >= TOPPLE_AT_RELEASE_MS:
+            continue
         if outcome in ("caught", "bounced"):
             found[r["piece"], r["t_ms"]] = outcome
         elif outcome == "landed" and table in ("piezo", "none"):

@@ -123,3 +123,19 @@ def test_a_touch_marked_toppled_at_a_heard_topple_counts_as_the_question_asked()
     score = score_trace(truth, [touch | {"toppled": True}, stray | {"toppled": True}])
     assert (score.heard_topples, score.heard_topples_marked) == (2, 1)
     assert (score.toppled_touches, score.toppled_touches_false) == (2, 1)
+
+
+def test_a_topple_is_found_whether_left_ms_says_it_began_to_leave_or_lost_contact():
+    """bosun.sim's truth gives `left_ms` as the moment a piece began to leave; the other ship
+    (bench.othership) as the moment it lost contact. A piece that began to leave 30 ms after
+    the let-go and lost contact 190 ms after toppled either way; one that began 80 ms after
+    did not."""
+    truth = [_session("mat")]
+    for t_ms, began, outcome in ((1000.0, 30.0, "bounced"), (9000.0, 80.0, "caught")):
+        place, fall = _topple(t_ms, 5, 5.9, "barrel", outcome)
+        piece = fall["pieces"][0]
+        piece["start_ms"], piece["leave_ms"] = t_ms + began, t_ms + 190.0
+        place["left_ms"] = piece["leave_ms"]
+        truth += [place, fall]
+    score = score_trace(truth, [])
+    assert (score.unweighed, score.unweighed_falls, score.caught_topples) == (1, 1, 0)
