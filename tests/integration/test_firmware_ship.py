@@ -349,13 +349,19 @@ def test_calibration_commands_measure_save_and_answer_and_take_in_crosstalk(mosq
             put(zone, -500.0)
         assert calibrated["counts_per_g"] == pytest.approx(board.cells[1].counts_per_g, rel=0.003)
         put(4, 3 * 11.8)
+        board.add_weight(7, 60.0)  # a yard shares no wood with zone 4: not weighed with it
         wait_weight(host, 4, 30.0, below=40.0)
         weighed = host.command("weigh", item="boat", zone=4, count=3)
         assert weighed["ok"], weighed
         assert weighed["grams"] == pytest.approx(11.8, abs=0.05)
         before = len(host.of(protocol.WEIGHTS))
         host.wait_for(lambda: len(host.of(protocol.WEIGHTS)) > before + 1)
-        assert sum(host.of(protocol.WEIGHTS)[-1]["zones_g"]) == pytest.approx(3 * 11.8, abs=0.3)
+        zones_g = host.of(protocol.WEIGHTS)[-1]["zones_g"]
+        assert zones_g[1] + zones_g[3] == pytest.approx(3 * 11.8, abs=0.3)  # zone 7 uncalibrated
+        board.add_weight(2, 20.0)  # something left on zone 2, which does share wood with 4
+        wait_weight(host, 2, 20.0)
+        refused = host.command("weigh", item="boat", zone=4, count=3)
+        assert not refused["ok"] and "z2 holds" in refused["error"], refused
         saved = json.loads((board.flash_dir / "calibration.json").read_text())
         assert saved["version"] == 1 and saved["items"]["boat"] == pytest.approx(11.8, abs=0.05)
         assert saved["zones"][3]["calibrated"] is True

@@ -206,7 +206,7 @@ class Commands:
 
     def _with_other_zones(self, ch: int) -> "list[int]":
         """`ch`, then for a zone every other tared, working zone: a weight on one zone shows
-        a share on its neighbours (crosstalk), which calibrate and weigh take in."""
+        a share on its neighbours (crosstalk), which calibrate measures and weigh adds."""
         ship = self.ship
         if ch >= ship.cells.zones:
             return [ch]
@@ -276,13 +276,11 @@ class Commands:
             data["zone"] = msg["zone"]
             data["counts_per_g"] = cal.counts_per_g[ch]
         else:
-            grams = 0.0
-            for i, ch in enumerate(m.channels):
-                tare = cal.tare[ch]
-                assert tare is not None  # _weigh and _with_other_zones take tared zones only
-                grams += (m.mean(i) - tare) / cal.counts_per_g[ch]
-            grams /= msg.get("count", 1)
             ch = m.channels[0]
+            grams = self._weighed(cal, m)
+            if isinstance(grams, str):
+                return self._result(msg, False, grams)
+            grams /= msg.get("count", 1)
             if grams < MIN_ITEM_G:
                 return self._result(
                     msg, False, f"{ship.cells.name(ch)} holds {grams:.2f} g: put the piece on it"
@@ -318,10 +316,35 @@ class Commands:
         cal.response[ch] = response
         return calibration.solve_scales(cal)
 
+    def _weighed(self, cal: "calibration.Calibration", m: Measurement) -> "float | str":
+        """Grams on zone m.channels[0]: its own cell's and the shares calibration found on
+        its neighbours (anything else on the ship is left out), or why not."""
+        ch = m.channels[0]
+        tare = cal.tare[ch]
+        assert tare is not None  # _weigh refuses an untared zone
+        own = (m.mean(0) - tare) / cal.counts_per_g[ch]
+        shares = self._shares(cal, ch) if ch < self.ship.cells.zones else {}
+        grams = own
+        for i, other in enumerate(m.channels):
+            if str(other + 1) not in shares:
+                continue
+            tare = cal.tare[other]
+            assert tare is not None  # _with_other_zones takes tared zones only
+            share = (m.mean(i) - tare) / cal.counts_per_g[other]
+            if abs(share) > calibration.MAX_SHARE * abs(own) + STEADY_G:
+                return (
+                    f"{self.ship.cells.name(other)} holds {share:.1f} g: take it off and weigh "
+                    "again"
+                )
+            grams += share
+        return grams
+
     def _shares(self, cal: "calibration.Calibration", ch: int) -> dict:
         """{zone: share} of a weight on zone ch+1 that another zone reads (1 % or more)."""
         response = cal.response[ch]
         out = {}
+        if response is None:
+            return out
         for other in range(self.ship.cells.zones):
             share = response[other] / cal.counts_per_g[other]
             if other != ch and abs(share) >= 0.01:
