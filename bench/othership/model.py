@@ -11,8 +11,9 @@ knocks) into what the sensors report, in three stages:
    lateral acceleration at the zone's height leaks in through the cell's cross-axis
    sensitivity (so the high yards feel the rocking most). The mat is one more oscillator.
 2. HX711 conversion: each chip has its own phase; a sample is the mean of the force over its
-   conversion period (so a step shows partly in the first sample), then per-zone gain
-   error, crosstalk from neighbouring cells, zero drift, white noise and rare glitches.
+   conversion period (so a step shows partly in the first sample), then crosstalk from
+   neighbouring cells, the zone's scale as calibrated (params.calibrate) with its gain
+   error, zero drift, white noise and rare glitches.
 3. The piezo: a comparator with a one-shot, tripped by impacts above a threshold.
 
 Every oscillator is advanced with its exact solution over a step (zero-order-hold input),
