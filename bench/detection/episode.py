@@ -29,9 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--corpus", type=Path, default=Path(tempfile.gettempdir()) / "bosun-detection-corpus"
     )
+    parser.add_argument(
+        "--folder", type=Path, help="look in this folder of traces instead (bench.othership's)"
+    )
     args = parser.parse_args(argv)
-    halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2, *corpus.ZOO, *corpus.ZOO_MORE)
-    found = [s for h in halves for s in corpus.specs(h, args.corpus) if args.name in s.name]
+    if args.folder is not None:
+        found = [s for s in corpus.folder_specs(args.folder) if args.name in s.name]
+    else:
+        halves = (*corpus.HALVES, *corpus.EXTRA, *corpus.HELD_BACK_2, *corpus.ZOO, *corpus.ZOO_MORE)
+        found = [s for h in halves for s in corpus.specs(h, args.corpus) if args.name in s.name]
     if len(found) != 1:
         print(f"{len(found)} traces match {args.name!r}", file=sys.stderr)
         return 2
