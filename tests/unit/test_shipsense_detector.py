@@ -426,6 +426,64 @@ def test_a_touch_waiting_for_the_table_does_not_take_the_landing_of_a_piece_fall
     assert [touch["zones"] for touch in of_type(events, "touch")] == [[10]]
 
 
+@pytest.mark.parametrize(
+    ("name", "rate_hz", "items", "toppled", "cargo"),
+    [
+        (
+            "othership_12_a_sailor_toppled_then_a_plank_left_zone_2",
+            80,
+            {
+                "boat": 12.25,
+                "barrel": 6.03,
+                "bottle": 4.25,
+                "crate": 7.51,
+                "chest": 9.09,
+                "plank": 5.14,
+                "sailor": 3.46,
+                "rat": 2.37,
+            },
+            (3, 3.28),
+            (2, "plank"),
+        ),
+        (
+            "othership_9_a_crate_toppled_then_a_boat_left_zone_7",
+            10,
+            {
+                "boat": 12.19,
+                "barrel": 6.0,
+                "bottle": 4.23,
+                "crate": 7.47,
+                "chest": 9.04,
+                "plank": 5.11,
+                "sailor": 3.44,
+                "rat": 2.36,
+            },
+            (1, 7.64),
+            (7, "boat"),
+        ),
+    ],
+    ids=["80 SPS", "10 SPS"],
+)
+def test_rr11_a_topple_the_mat_felt_before_cargo_began_to_leave_is_a_place_and_a_fall(
+    name, rate_hz, items, toppled, cargo
+):
+    # issue 11 (the second ship's tuning seeds 12 and 9): a hand pressed a piece onto a zone
+    # and it toppled off as the hand let go; the mat felt it land, and cargo on another zone
+    # began to leave while the mat still rang. The rise that vanished was sent as a touch the
+    # moment the cargo left (the table's next word is the cargo's). What the mat held before
+    # the cargo began to leave is the toppled piece's: a place and a fall on its zone
+    events = detect_excerpt(name, rate_hz, "mat", items)
+    assert of_type(events, "touch") == []
+    zone, grams = toppled
+    place = next(e for e in of_type(events, "place") if e["zone"] == zone)
+    assert place["grams"] == pytest.approx(grams, abs=max(1.0, 0.12 * grams))
+    falls = of_type(events, "fall")
+    assert [(e["zones"], e["items"]) for e in falls] == [
+        ([zone], [place["item"]]),
+        ([cargo[0]], [cargo[1]]),
+    ]
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")

@@ -52,8 +52,9 @@ time a piece tumbling into the next quarter needs. Any clock is cut short once t
 the piece land: the mat holds what the ship lost, or (a piezo alone) the table was struck no
 sooner than the piece could reach it, and the ship, given the time to show a landing aboard,
 still misses the weight. A rise that vanished, with a mat fitted, waits for the mat: a piece
-landed on it (held still, or weighed by the mat before the ship's episode was over) is a piece that
-toppled off as it was let go (a `place` and a `fall`), else a `touch`. A
+landed on it (held still, or weighed by the mat before the ship's episode was over, or
+resting on it, however it rang, when cargo began to leave) is a piece that toppled off as it
+was let go (a `place` and a `fall`), else a `touch`. A
 fresh piece that rested briefly while weight then leaves other zones is placed before the
 leaving (a cascade); one whose rest is weighed after cargo left zones that held it (jointly
 fitted with the fresh piece, sway out; a zone that reads light is judged beside the fresh

@@ -12,17 +12,18 @@ from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
+from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
 
 
 def notice(det, events, k, d, leave_level, onset=None, since=None):
     """Send a `leaving` of `-d` grams and start waiting for the piece to land (or not);
     the drop is looked for from `since` on (default: its onset)."""
-    # cargo is leaving: what the table feels next may be it, not the piece a rise that
-    # vanished before might have toppled (that stays a touch)
-    records.touch_after_all(det, events)
     if onset is None:
         onset = measure.find_onset(det, k, leave_level * 0.3)
+    # cargo is leaving: what the table feels next may be it, not the piece a rise that
+    # vanished before might have toppled; what the mat already holds is that piece's
+    topple.cargo_leaving(det, k, onset, events)
     change = measure.zone_change(det, k, det.fast_n)
     zones = measure.losing_zones(det, change, -d)
     wait = 0

@@ -70,6 +70,28 @@ def pending_step(det, k, table_events, events):
         records.touch_after_all(det, events)
 
 
+def cargo_leaving(det, k, onset, events):
+    """Cargo began to leave at sample `onset` while a rise that vanished waits for the table.
+    A mat that began to change since the rise, and before the cargo, felt the toppled piece:
+    if it already holds a steady weight, that decides now (the cargo may land on it next).
+    Else the touch stands."""
+    pending = det.pending
+    if pending is None:
+        return
+    table = det.table_sense
+    last = k - 1  # the table takes sample k after the ship
+    if table.uses_mat and table.active and pending.onset_k <= table.onset_k < onset:
+        n = last - table.onset_k + 1
+        if n > det.mat_steady_n:
+            n = det.mat_steady_n
+        if n >= 2:
+            grams = table.resting_mean(last, n, det.floor_g)
+            if grams is not None:
+                resolve_topple(det, grams, events)
+                return
+    records.touch_after_all(det, events)
+
+
 def left_zone(det, k, released):
     """The sample the load let go of at `released` was back down at the old level by (the
     piece gone, if it went), or `released` if it never was before `k`."""

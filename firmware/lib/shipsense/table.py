@@ -214,6 +214,27 @@ class TableSense:
             return None
         return s / n
 
+    def resting_mean(self, k: int, n: int, floor_g: float) -> "float | None":
+        """The mat's mean above its base over its last `n` samples (at most the ring's) if a
+        weight rests on it, however it still rings: every sample `floor_g` or more above the
+        base, and none more than twice another; else None."""
+        if n > self.ring_n:
+            n = self.ring_n
+        hi = -1.0e30
+        lo = 1.0e30
+        s = 0.0
+        for j in range(n):
+            v = self.ring[(k - j) % self.ring_n] - self.base
+            s += v
+            if v > hi:
+                hi = v
+            if v < lo:
+                lo = v
+        mean = s / n
+        if lo < floor_g or hi > 2.0 * lo:
+            return None
+        return mean
+
     def steady_mean(self, k: int, n: int, floor_g: float) -> "float | None":
         """The mat's mean over its last `n` samples (even, at most the ring's) if a weight
         rests on it, still ringing about a steady level: every sample `floor_g` or more above
