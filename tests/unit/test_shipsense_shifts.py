@@ -228,3 +228,29 @@ def test_a_piece_dropping_onto_the_deck_that_rings_it_shifts_and_does_not_fall()
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"]) == (6, 2)
     assert shift["grams"] == pytest.approx(9.14, abs=1.1)
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "target", "item"),
+    [
+        ("othership_5_a_chest_let_go_on_zone_1_slides_to_zone_3", 1, 3, "chest"),
+        ("othership_5_a_sailor_let_go_on_zone_4_slides_to_zone_2", 4, 2, "sailor"),
+    ],
+)
+def test_rr13_at_10_sps_a_piece_let_go_that_slides_off_soon_after_is_placed_where_it_was_let_go(
+    name, source, target, item
+):
+    # bench.othership, tuning seed 5 (10 SPS, mat and piezo): a hand pressed a piece onto
+    # its zone and let go; it stood there 2-4 samples, then slid onto a zone beside it. It
+    # was placed where it came to rest (the referee would see a wrong zone, RR8) or placed
+    # and never moved: a piece the hand was seen letting go of, still for two conversions,
+    # was put down there, and moved from there (RR13)
+    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89}
+    items.update({"chest": 9.55, "plank": 5.4, "sailor": 3.63, "rat": 2.49})
+    events = detect_excerpt(name, 10, "both", items)
+    place = of_type(events, "place")[-1]
+    (shift,) = of_type(events, "shift")
+    assert (place["zone"], place["item"]) == (source, item)
+    assert (shift["from"], shift["to"], shift["item"]) == (source, target, item)
+    assert shift["t_ms"] >= place["t_ms"]
+    assert of_type(events, "fall") == []

@@ -1,8 +1,9 @@
 """A piece that rested undecided, then slid or dropped onto another zone: a place and a shift.
 
 At 10 SPS a piece can rest still on its zone for over half a second before it is decided (its
-level between two items' weights, or a put-down with no release seen still waiting its time)
-and then slide or drop onto another zone. When the drop from its still stretch settles above
+level between two items' weights, or a put-down with no release seen still waiting its time),
+or for two conversions once the hand was seen letting go, and then slide or drop onto another
+zone. When the drop from its still stretch settles above
 the old level (detector_episode), as much as rested stands again, soon, on another zone: it
 was placed where it rested, with its stretch's weight, and moved from there (a shift).
 """
@@ -18,7 +19,9 @@ def rested_then_moved(det, events, k):
     rested there long enough and its load stands again on another zone, place it where it
     rested and report the shift; True if so."""
     plateau = det.plateau
-    if plateau is None or plateau.n < det.slide_rest_n or k - det.dropping_k > det.slide_n:
+    if plateau is None or k - det.dropping_k > det.slide_n:
+        return False
+    if plateau.n < (det.slide_released_rest_n if plateau.after_release else det.slide_rest_n):
         return False
     level = plateau.level_g
     if level < det.floor_g or det.held is not None or not a_piece(det, plateau):

@@ -194,6 +194,10 @@ _SHIFT_SETTLE_MS = const(200)
 # this long (a person sees a piece put down, not a hand passing it across: the tuning sets'
 # slides after an undecided rest came 0.6-0.9 s after the put-down) ...
 _SLIDE_REST_MS = const(500)
+# ... or this long once the hand was seen letting go of it: two conversions at 10 SPS, as a
+# place after a release needs (COMMIT_MIN). The second ship's pieces slid 50-400 ms after the
+# let-go and were placed where they came to rest (a wrong zone to the referee)
+_SLIDE_RELEASED_REST_MS = const(200)
 # ... and stand again this soon after the drop began (a slide or a short drop onto a zone
 # beside it takes 0.2-0.5 s; the HX711 shows it settled some 0.3 s later at 10 SPS) ...
 _SLIDE_MS = const(1000)
@@ -352,6 +356,7 @@ def windows(det):
     det.shift_settle_n = max(3, ns(_SHIFT_SETTLE_MS))
     det.before_hand_n = max(2, ns(_SHIFT_BEFORE_HAND_MS))
     det.slide_rest_n = ns(_SLIDE_REST_MS)
+    det.slide_released_rest_n = ns(_SLIDE_RELEASED_REST_MS)
     det.slide_n = ns(_SLIDE_MS)
     det.silent_lag_n = ns(_SILENT_LAG_MS)
     det.silent_every_n = ns(_SILENT_EVERY_MS)
