@@ -484,6 +484,88 @@ def test_rr11_a_topple_the_mat_felt_before_cargo_began_to_leave_is_a_place_and_a
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "rate_hz", "table", "items", "toppled", "cargo"),
+    [
+        (
+            "othership_12_a_boat_toppled_as_a_chest_fell_off_zone_2",
+            80,
+            "mat",
+            {
+                "boat": 12.25,
+                "barrel": 6.03,
+                "bottle": 4.25,
+                "crate": 7.51,
+                "chest": 9.09,
+                "plank": 5.14,
+                "sailor": 3.46,
+                "rat": 2.37,
+            },
+            (7, "boat"),
+            (2, "chest"),
+        ),
+        (
+            "othership_23_a_boat_toppled_as_a_rat_fell_off_zone_5",
+            10,
+            "both",
+            {
+                "boat": 12.0,
+                "barrel": 5.9,
+                "bottle": 4.16,
+                "crate": 7.35,
+                "chest": 8.9,
+                "plank": 5.03,
+                "sailor": 3.39,
+                "rat": 2.32,
+            },
+            (7, "boat"),
+            (5, "rat"),
+        ),
+    ],
+    ids=["80 SPS", "10 SPS"],
+)
+def test_rr11_a_piece_that_toppled_as_cargo_fell_is_weighed_by_what_the_mat_took_beyond_the_cargo(
+    name, rate_hz, table, items, toppled, cargo
+):
+    # issue 11 (the second ship's tuning seeds 12 and 23): a hand pressed a boat onto yard 7
+    # and it toppled off as the hand let go, while cargo fell off another zone. The ship saw
+    # the boat's rise vanish within the episode and the cargo leave: a fall of the cargo
+    # alone, and the boat never named. The mat took the cargo and the boat: what it took
+    # beyond the cargo is the boat, placed and fallen
+    events = detect_excerpt(name, rate_hz, table, items)
+    assert of_type(events, "touch") == []
+    zone, item = toppled
+    (place,) = [e for e in of_type(events, "place") if e["zone"] == zone]
+    assert place["item"] == item
+    falls = [(e["zones"], e["items"]) for e in of_type(events, "fall")]
+    assert falls == [([cargo[0]], [cargo[1]]), ([zone], [item])]
+    # the boat's fall waits for the mat's verdict on everything that landed
+    (fall,) = [e for e in of_type(events, "fall") if e["zones"] == [zone]]
+    assert fall["t_ms"] == place["t_ms"] and fall["decided_ms"] >= fall["t_ms"]
+
+
+def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple():
+    # issue 11, guard rail (the second ship's tuning seed 21, 10 SPS): a hand pressed a bottle
+    # onto zone 5 and let go as a chest fell off zone 5. The zone read less than before, as
+    # if the bottle had gone too, and the mat took more than the ship's net loss (the chest).
+    # With cargo leaving the same zone nothing says the bottle went: one fall, no second
+    items = {
+        "boat": 12.68,
+        "barrel": 6.24,
+        "bottle": 4.4,
+        "crate": 7.77,
+        "chest": 9.4,
+        "plank": 5.32,
+        "sailor": 3.58,
+        "rat": 2.45,
+    }
+    events = detect_excerpt(
+        "othership_21_a_chest_fell_off_zone_5_as_a_bottle_was_let_go_there", 10, "mat", items
+    )
+    falls = [e for e in of_type(events, "fall") if e["t_ms"] > 90000.0]
+    assert [e["zones"] for e in falls] == [[5]]
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")

@@ -180,6 +180,7 @@ class Detector:
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
         self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
+        self.vanished = None  # a let-go load gone as cargo left (a PendingTouch until it fell)
         self.silent = None  # a move between zones seen at rest once: (from, to, grams)
         self.silent_quiet_k = 0  # no such move is looked for before this sample
         self.silent_after_touch = False  # the last episode decided nothing (or last, resting)
@@ -314,6 +315,8 @@ class Detector:
         self.prev_total1 = total
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
+            if self.vanished is not None and more:
+                detector_topple.landed_meanwhile(self.vanished, more)
             if self.pending is not None:
                 detector_topple.pending_step(self, k, more, events)
             if more:

@@ -25,6 +25,7 @@ def reset_episode(det, k):
     det.trough = 0.0
     det.released_k = None  # when the hand was seen letting go
     det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
+    det.vanished = None  # ... and then cargo left (detector_topple.note_vanished)
     det.stable_run = 0
     det.plateau = None  # the last still stretch (a Plateau)
     det.undecided = None  # a piece's still stretch a lower one replaced, not yet judged

@@ -33,6 +33,7 @@ def notice(det, events, k, d, leave_level, onset=None, since=None):
     # noticed late (a drop first taken for the hand letting go): the landing clock runs from
     # when the drop got this deep, not from now
     deepest_k = measure.reached(det, k, onset if since is None else since, 0.7 * d)
+    topple.note_vanished(det, k, onset, zones)
     det.leave = records.Leave(onset, k, zones, wait, d, deepest_k)
     det.state = records.LEAVING
     events.append(

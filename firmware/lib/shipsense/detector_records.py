@@ -120,7 +120,10 @@ class PendingTouch:
     """A rise that vanished, with a table sensor fitted: the `touch` it is unless the table
     says a piece toppled off as it was let go. When the hand let go (t_ms), the episode's
     first sample, the sample the let-go showed, the last sample a toppled piece could still
-    reach the table, the rise's peak (g), and whether the mat has begun to change since."""
+    reach the table, the rise's peak (g), and whether the mat has begun to change since.
+    One that vanished as cargo began to leave (at `leave_k`, detector_topple.note_vanished)
+    also counts what fell (`cargo_g`, None for a plain touch) and what landed on the mat
+    (`landed_g`); it is sent as no touch (the episode decided the cargo)."""
 
     def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch
@@ -130,12 +133,16 @@ class PendingTouch:
         self.until_k = until_k
         self.peak_g = peak_g
         self.mat = False
+        self.cargo_g = None
+        self.landed_g = 0.0
+        self.leave_k = 0  # the sample the cargo began to leave at
 
 
 def touch_after_all(det, events):
     """The rise waiting for the table (`det.pending`), if any, was a touch: send it."""
     if det.pending is not None:
-        events.append(det.pending.touch)
+        if det.pending.cargo_g is None:
+            events.append(det.pending.touch)
         det.pending = None
 
 

@@ -25,6 +25,9 @@ def pending_step(det, k, table_events, events):
     on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight)."""
     pending = det.pending
     table = det.table_sense
+    if pending.cargo_g is not None:
+        cargo_step(det, k, table_events, events)
+        return
     if not pending.mat and (
         mat_began_since(det, pending.onset_k)
         or (table_events and table.uses_mat and table.onset_k >= pending.onset_k)
@@ -76,8 +79,8 @@ def cargo_leaving(det, k, onset, events):
     if it already holds a steady weight, that decides now (the cargo may land on it next).
     Else the touch stands."""
     pending = det.pending
-    if pending is None:
-        return
+    if pending is None or pending.cargo_g is not None:
+        return  # a load that vanished as cargo left before counts this cargo too
     table = det.table_sense
     last = k - 1  # the table takes sample k after the ship
     if table.uses_mat and table.active and pending.onset_k <= table.onset_k < onset:
@@ -90,6 +93,76 @@ def cargo_leaving(det, k, onset, events):
                 resolve_topple(det, grams, events)
                 return
     records.touch_after_all(det, events)
+
+
+def note_vanished(det, k, onset, zones):
+    """Cargo begins to leave `zones` (0-based; at sample `onset`, seen at `k`) in an episode
+    whose hand let go of a load on another zone that is gone again, nothing placed: perhaps a
+    piece that toppled off as it was let go, landing on the mat with the cargo. The ship alone
+    cannot tell it from a hand taking its piece back. Kept in `det.vanished` (a PendingTouch)
+    until the cargo's fall is decided."""
+    table = det.table_sense
+    if (
+        table is None
+        or not table.uses_mat
+        or det.released_k is None
+        or det.committed
+        or det.area_n == 0
+        or det.peak < det.floor_g
+        or det.pending is not None
+    ):
+        return
+    zone = measure.worst_zone(det.sway.zone_scores(det.area))
+    if zone in zones or measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
+        return  # what the hand let go of still stands there, or cargo left that zone too
+    released = det.released_k
+    touch = {"type": "touch", "zones": [zone + 1]}  # never sent: the episode decides cargo
+    pending = records.PendingTouch(
+        touch, measure.time_of(det, released), det.onset_k, released, k, det.peak
+    )
+    if table.landed_k >= det.onset_k:
+        pending.landed_g = table.landed_g  # it may have landed before the cargo was seen
+    pending.leave_k = onset
+    det.vanished = pending
+
+
+def landed_meanwhile(pending, table_events):
+    """Add what the mat's episodes that ended now weighed to `pending.landed_g`."""
+    for event in table_events:
+        if event["type"] == "land" and event["grams"] and not event["bounced"]:
+            pending.landed_g += event["grams"]
+
+
+def cargo_fell(det, k, onset):
+    """A fall that began leaving at sample `onset` was decided at sample `k`: if a load
+    vanished as that cargo began to leave, wait for the mat (detector_topple.cargo_step)."""
+    pending = det.vanished
+    det.vanished = None
+    if det.pending is not None or pending.leave_k != onset:
+        return
+    pending.cargo_g = 0.0  # the falls are counted as they are sent, this one too
+    pending.until_k = k + det.table_fall_n + det.table_sense.settle_fall_n
+    det.pending = pending
+
+
+def cargo_step(det, k, table_events, events):
+    """One sample of a load that vanished as cargo fell: once the ship decided the falls and
+    the mat settled, what the mat took beyond them is that load, toppled off as it was let go
+    (a `place` and a `fall`, if a piece's worth no heavier than the rise); else nothing."""
+    pending = det.pending
+    table = det.table_sense
+    for event in events:
+        if event["type"] == "fall":
+            pending.cargo_g += event["grams"]
+    if table_events:
+        landed_meanwhile(pending, table_events)
+        pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
+    if det.state == records.LEAVING or table.active:
+        if k > pending.until_k + det.max_episode_n:
+            det.pending = None
+        return
+    if k > pending.until_k or pending.landed_g > 0.0:
+        resolve_topple(det, pending.landed_g - pending.cargo_g, events)
 
 
 def left_zone(det, k, released):
@@ -139,7 +212,8 @@ def resolve_topple(det, grams, events):
     touch = pending.touch
     det.pending = None
     if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
-        events.append(touch)
+        if pending.cargo_g is None:
+            events.append(touch)
         return False
     now = det.t_ring[det.k % det.history_n]
     t_ms = pending.release_t
