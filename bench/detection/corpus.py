@@ -124,6 +124,7 @@ HELD_BACK_ROUNDS = {
     17: 87000,
     18: 86000,
     19: 85000,
+    20: 84000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
