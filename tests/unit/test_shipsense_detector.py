@@ -566,6 +566,27 @@ def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple()
     assert [e["zones"] for e in falls] == [[5]]
 
 
+def test_rr11_at_10_sps_a_piece_let_go_as_cargo_falls_is_weighed_by_its_gain_at_once():
+    # issue 11 (the second ship's tuning seed 5, 10 SPS): a hand pressed a boat onto zone 2
+    # and let go as a barrel fell off zone 5 and bounced off the mat. The ship's total rose
+    # by a boat less a barrel, a barrel's worth between two pieces' weights: it took 1.2 s
+    # to weigh, and the fall waited for it (1.3 s). Weighed by what zone 2 gained, the boat
+    # is named at once, and the barrel's fall follows
+    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89}
+    items.update({"chest": 9.55, "plank": 5.4, "sailor": 3.63, "rat": 2.49})
+    events = detect_excerpt(
+        "othership_5_a_boat_let_go_on_zone_2_as_a_barrel_fell_off_zone_5", 10, "both", items
+    )
+    boat = next(e for e in of_type(events, "place") if e["zone"] == 2)
+    (fall,) = [e for e in of_type(events, "fall") if e["t_ms"] > 66000.0]
+    assert boat["item"] == "boat"
+    assert (fall["zones"], fall["items"]) == ([5], ["barrel"])
+    assert boat["decided_ms"] - boat["t_ms"] <= 800.0
+    assert fall["decided_ms"] - fall["t_ms"] <= 900.0
+    # the table was struck by the barrel that bounced off, not knocked
+    assert [e for e in of_type(events, "knock") if e["t_ms"] > 66000.0] == []
+
+
 def test_a_topple_off_the_top_yard_is_decided_once_the_mat_holds_the_piece_still():
     # issue 11: not when the mat's own verdict comes, 250 ms later (80 SPS fall p99 <= 450 ms)
     signal = ShipSignal(seconds=5.0, noise_g=0.1, table="mat")

@@ -37,6 +37,19 @@ def weighed_enough(det, level, n):
     return se <= tuning.PLACE_SE_G
 
 
+def weighed_by_its_gain(det, k, level, plateau):
+    """Cargo left other zones as the fresh piece came to rest (a cascade, cascade_loss): the
+    piece weighs what its zone gained, the total's change `level` and the loss, and True if
+    that weighs it well enough. At 10 SPS a boat let go of as a barrel fell nets a barrel's
+    worth, a level between two pieces that took a second to weigh, and the fall waited."""
+    if not reads_light(det, det.y, det.ref):
+        return False  # (this sample first: no zone reads light, nothing to weigh)
+    w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
+    change = measure.zone_change(det, k, w)
+    cascade = cascade_loss(det, k, level, change)
+    return cascade is not None and weighed_enough(det, level + cascade.grams, plateau.n)
+
+
 def fits_no_piece(det, level, n):
     """True if a still stretch of `n` samples at `level` (grams from the base, either way) is
     clearly lighter than any piece: below the floor by its weighing error, or still below it
@@ -266,12 +279,16 @@ def light_g(det):
     return -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
 
 
-def reads_light(det, change):
+def reads_light(det, change, level=None):
     """A first look, before any fit: does a zone that holds cargo read clearly below its
-    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
+    committed level in `change` (sway moves a gram or so at most, crosstalk adds)? With
+    `level` given, `change` is zone readings and `level` the committed levels."""
     light = light_g(det)
     ref = det.ref
-    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
+    for i in range(det.n_zones):
+        if ref[i] >= det.floor_g and change[i] - (0.0 if level is None else level[i]) < light:
+            return True
+    return False
 
 
 def commit_held(det, events, level):
