@@ -125,6 +125,7 @@ HELD_BACK_ROUNDS = {
     18: 86000,
     19: 85000,
     20: 84000,
+    21: 83000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
