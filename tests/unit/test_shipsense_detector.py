@@ -16,6 +16,62 @@ from shipsense.trace import read_trace
 ITEMS = dict(ITEM_GRAMS)  # the game set's weights (RR2), as calibrated
 
 
+# The second ship's pieces as its tuning seeds calibrated them (bench.othership, wizard), for
+# the excerpts of its traces kept in tests/unit/data (othership_SEED_...)
+OTHERSHIP_ITEMS = {
+    12: {
+        "boat": 12.25,
+        "chest": 9.09,
+        "crate": 7.51,
+        "barrel": 6.03,
+        "plank": 5.14,
+        "sailor": 3.46,
+        "bottle": 4.25,
+        "rat": 2.37,
+    },
+    9: {
+        "boat": 12.19,
+        "chest": 9.04,
+        "crate": 7.47,
+        "barrel": 6.0,
+        "plank": 5.11,
+        "sailor": 3.44,
+        "bottle": 4.23,
+        "rat": 2.36,
+    },
+    23: {
+        "boat": 12.0,
+        "chest": 8.9,
+        "crate": 7.35,
+        "barrel": 5.9,
+        "plank": 5.03,
+        "sailor": 3.39,
+        "bottle": 4.16,
+        "rat": 2.32,
+    },
+    21: {
+        "boat": 12.68,
+        "chest": 9.4,
+        "crate": 7.77,
+        "barrel": 6.24,
+        "plank": 5.32,
+        "sailor": 3.58,
+        "bottle": 4.4,
+        "rat": 2.45,
+    },
+    5: {
+        "boat": 12.87,
+        "chest": 9.55,
+        "crate": 7.89,
+        "barrel": 6.33,
+        "plank": 5.4,
+        "sailor": 3.63,
+        "bottle": 4.46,
+        "rat": 2.49,
+    },
+}
+
+
 def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
     detector = Detector(rate_hz=signal.rate_hz, table=table or signal.table, items=items)
     events: list[dict] = []
@@ -432,32 +488,14 @@ def test_a_touch_waiting_for_the_table_does_not_take_the_landing_of_a_piece_fall
         (
             "othership_12_a_sailor_toppled_then_a_plank_left_zone_2",
             80,
-            {
-                "boat": 12.25,
-                "barrel": 6.03,
-                "bottle": 4.25,
-                "crate": 7.51,
-                "chest": 9.09,
-                "plank": 5.14,
-                "sailor": 3.46,
-                "rat": 2.37,
-            },
+            OTHERSHIP_ITEMS[12],
             (3, 3.28),
             (2, "plank"),
         ),
         (
             "othership_9_a_crate_toppled_then_a_boat_left_zone_7",
             10,
-            {
-                "boat": 12.19,
-                "barrel": 6.0,
-                "bottle": 4.23,
-                "crate": 7.47,
-                "chest": 9.04,
-                "plank": 5.11,
-                "sailor": 3.44,
-                "rat": 2.36,
-            },
+            OTHERSHIP_ITEMS[9],
             (1, 7.64),
             (7, "boat"),
         ),
@@ -491,16 +529,7 @@ def test_rr11_a_topple_the_mat_felt_before_cargo_began_to_leave_is_a_place_and_a
             "othership_12_a_boat_toppled_as_a_chest_fell_off_zone_2",
             80,
             "mat",
-            {
-                "boat": 12.25,
-                "barrel": 6.03,
-                "bottle": 4.25,
-                "crate": 7.51,
-                "chest": 9.09,
-                "plank": 5.14,
-                "sailor": 3.46,
-                "rat": 2.37,
-            },
+            OTHERSHIP_ITEMS[12],
             (7, "boat"),
             (2, "chest"),
         ),
@@ -508,16 +537,7 @@ def test_rr11_a_topple_the_mat_felt_before_cargo_began_to_leave_is_a_place_and_a
             "othership_23_a_boat_toppled_as_a_rat_fell_off_zone_5",
             10,
             "both",
-            {
-                "boat": 12.0,
-                "barrel": 5.9,
-                "bottle": 4.16,
-                "crate": 7.35,
-                "chest": 8.9,
-                "plank": 5.03,
-                "sailor": 3.39,
-                "rat": 2.32,
-            },
+            OTHERSHIP_ITEMS[23],
             (7, "boat"),
             (5, "rat"),
         ),
@@ -549,16 +569,7 @@ def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple()
     # onto zone 5 and let go as a chest fell off zone 5. The zone read less than before, as
     # if the bottle had gone too, and the mat took more than the ship's net loss (the chest).
     # With cargo leaving the same zone nothing says the bottle went: one fall, no second
-    items = {
-        "boat": 12.68,
-        "barrel": 6.24,
-        "bottle": 4.4,
-        "crate": 7.77,
-        "chest": 9.4,
-        "plank": 5.32,
-        "sailor": 3.58,
-        "rat": 2.45,
-    }
+    items = OTHERSHIP_ITEMS[21]
     events = detect_excerpt(
         "othership_21_a_chest_fell_off_zone_5_as_a_bottle_was_let_go_there", 10, "mat", items
     )
@@ -572,10 +583,11 @@ def test_rr11_at_10_sps_a_piece_let_go_as_cargo_falls_is_weighed_by_its_gain_at_
     # by a boat less a barrel, a barrel's worth between two pieces' weights: it took 1.2 s
     # to weigh, and the fall waited for it (1.3 s). Weighed by what zone 2 gained, the boat
     # is named at once, and the barrel's fall follows
-    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89}
-    items.update({"chest": 9.55, "plank": 5.4, "sailor": 3.63, "rat": 2.49})
     events = detect_excerpt(
-        "othership_5_a_boat_let_go_on_zone_2_as_a_barrel_fell_off_zone_5", 10, "both", items
+        "othership_5_a_boat_let_go_on_zone_2_as_a_barrel_fell_off_zone_5",
+        10,
+        "both",
+        OTHERSHIP_ITEMS[5],
     )
     boat = next(e for e in of_type(events, "place") if e["zone"] == 2)
     (fall,) = [e for e in of_type(events, "fall") if e["t_ms"] > 66000.0]

@@ -6,7 +6,7 @@ import math
 import statistics
 
 import pytest
-from test_shipsense_detector import detect_excerpt
+from test_shipsense_detector import OTHERSHIP_ITEMS, detect_excerpt
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
@@ -245,9 +245,7 @@ def test_rr13_at_10_sps_a_piece_let_go_that_slides_off_soon_after_is_placed_wher
     # was placed where it came to rest (the referee would see a wrong zone, RR8) or placed
     # and never moved: a piece the hand was seen letting go of, still for two conversions,
     # was put down there, and moved from there (RR13)
-    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89}
-    items.update({"chest": 9.55, "plank": 5.4, "sailor": 3.63, "rat": 2.49})
-    events = detect_excerpt(name, 10, "both", items)
+    events = detect_excerpt(name, 10, "both", OTHERSHIP_ITEMS[5])
     place = of_type(events, "place")[-1]
     (shift,) = of_type(events, "shift")
     assert (place["zone"], place["item"]) == (source, item)
