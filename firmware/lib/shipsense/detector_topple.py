@@ -158,8 +158,8 @@ def cargo_step(det, k, table_events, events):
         landed_meanwhile(pending, table_events)
         pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
     if det.state == records.LEAVING or table.active:
-        if k > pending.until_k + det.max_episode_n:
-            det.pending = None
+        if k > pending.until_k + det.cargo_wait_n:
+            det.pending = None  # the ship or the mat never came to rest: nothing said
         return
     if k > pending.until_k or pending.landed_g > 0.0:
         resolve_topple(det, pending.landed_g - pending.cargo_g, events)

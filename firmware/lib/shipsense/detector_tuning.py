@@ -257,6 +257,9 @@ _MAT_STILL_MS = const(60)
 # .pending_step, table.steady_mean): a crate off the top yard rings the mat 6-9 g for about
 # 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
 _MAT_STEADY_MS = const(75)
+# A piece let go of that vanished as cargo fell waits at most this long past its landing time
+# for the ship to decide the falls and the mat to settle (detector_topple.cargo_step)
+_CARGO_WAIT_MS = const(3000)
 # At 10 SPS the HX711 shows a step in full only after three to four conversions: a piece
 # that toppled off within one of them shows as a rise of a part of its weight. The mat may
 # hold up to this many times what the ship saw rise (at 80 SPS: what the ship saw).
@@ -377,6 +380,7 @@ def windows(det):
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
     det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
+    det.cargo_wait_n = ns(_CARGO_WAIT_MS)
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
     # a strike on the table (or the mat's change) is judged once the load cells could show a
     # piece that landed on a lower zone at that moment (table.HX711_SETTLE_SAMPLES)
