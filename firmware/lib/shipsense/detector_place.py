@@ -42,8 +42,8 @@ def weighed_by_its_gain(det, k, level, plateau):
     piece weighs what its zone gained, the total's change `level` and the loss, and True if
     that weighs it well enough. At 10 SPS a boat let go of as a barrel fell nets a barrel's
     worth, a level between two pieces that took a second to weigh, and the fall waited."""
-    if not reads_light(det, det.y, det.ref):
-        return False  # (this sample first: no zone reads light, nothing to weigh)
+    if not reads_light_now(det):
+        return False  # no zone reads light: nothing to weigh it by
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
     change = measure.zone_change(det, k, w)
     cascade = cascade_loss(det, k, level, change)
@@ -279,14 +279,21 @@ def light_g(det):
     return -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
 
 
-def reads_light(det, change, level=None):
+def reads_light(det, change):
     """A first look, before any fit: does a zone that holds cargo read clearly below its
-    committed level in `change` (sway moves a gram or so at most, crosstalk adds)? With
-    `level` given, `change` is zone readings and `level` the committed levels."""
+    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
     light = light_g(det)
     ref = det.ref
-    for i in range(det.n_zones):
-        if ref[i] >= det.floor_g and change[i] - (0.0 if level is None else level[i]) < light:
+    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
+
+
+def reads_light_now(det):
+    """reads_light on this sample's zone readings: cheap, nothing averaged or allocated."""
+    light = light_g(det)
+    ref = det.ref
+    y = det.y
+    for i in range(det.n_zones):  # noqa: SIM110 (any() would build a generator each sample)
+        if y[i] - ref[i] < light and ref[i] >= det.floor_g:
             return True
     return False
 
