@@ -25,6 +25,7 @@ def reset_episode(det, k):
     det.trough = 0.0
     det.released_k = None  # when the hand was seen letting go
     det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
+    det.gone_g = 0.0  # ... the level it stood at, if that may have been a piece alone
     det.vanished = None  # ... and then cargo left (detector_topple.note_vanished)
     det.stable_run = 0
     det.plateau = None  # the last still stretch (a Plateau)
@@ -69,6 +70,7 @@ def after_commit(det, k):
     det.trough = 0.0
     det.released_k = None
     det.gone_k = None
+    det.gone_g = 0.0
     det.plateau = None
     det.undecided = None
     det.stable_run = 0

@@ -101,7 +101,10 @@ def step(det, events, k, d, sigma_fast):
             if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
                 if place.pressed_then_gone(det, plateau):
-                    place.nothing_rested(det, k)
+                    place.nothing_rested(det, k)  # the mat will tell (end_episode)
+                    return
+                if place.never_let_go(det, plateau, d):
+                    place.nothing_rested(det, k, plateau.level_g)  # the table will tell
                     return
                 level = plateau.level_g
                 onset = det.dropping_k

@@ -80,9 +80,30 @@ def pressed_then_gone(det, plateau):
     return fits_no_item(det, plateau.level_g)
 
 
-def nothing_rested(det, k):
-    """The pressed load is gone at sample `k` (pressed_then_gone): nothing to place; the hand
-    let go when the drop began, and the piece had left by now (it may have slid off slowly)."""
+def never_let_go(det, plateau, d):
+    """True if a still load with no release seen (a piece set down gently, or a hand resting
+    on the ship at a piece's weight) went on the zone loaded, all of it and no more (the
+    level `d` is back at the old one), with no stand between: nothing shows a piece stood
+    on its own. The table tells (detector_rest.end_episode), where it can weigh the piece
+    or the rise can: a piece that went over the side lands on it, a hand that lifted leaves
+    it still. (A piece caught as it went is lost to it: at the table's silence a hand
+    taking its weight back is far likelier.)"""
+    table = det.table_sense
+    return (
+        not plateau.after_release
+        and det.dropping_k is not None
+        and d > -det.floor_g
+        and table is not None
+        and (table.uses_mat or det.rise_weighs)
+    )
+
+
+def nothing_rested(det, k, stood_g=0.0):
+    """The load is gone at sample `k` (pressed_then_gone, never_let_go): nothing to place;
+    the hand let go when the drop began, and the piece had left by now (it may have slid off
+    slowly). `stood_g`: the level it stood at, if that may have been the piece alone (the
+    weight of a piece the table then hears but does not weigh)."""
+    det.gone_g = stood_g
     det.plateau = None
     released(det)
     det.gone_k = k

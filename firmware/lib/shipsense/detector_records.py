@@ -120,7 +120,9 @@ class PendingTouch:
     """A rise that vanished, with a table sensor fitted: the `touch` it is unless the table
     says a piece toppled off as it was let go. When the hand let go (t_ms), the episode's
     first sample, the sample the let-go showed, the last sample a toppled piece could still
-    reach the table, the rise's peak (g), and whether the mat has begun to change since.
+    reach the table, the rise's peak (g), what stood still before it vanished (`stood_g`,
+    when no let-go was seen: perhaps a piece alone; else 0), and whether the mat has begun
+    to change since.
     One that vanished as cargo began to leave (at `leave_k`, detector_topple.note_vanished)
     also counts what fell (`cargo_g`, None for a plain touch) and what landed on the mat
     (`landed_g`); it is sent as no touch (the episode decided the cargo)."""
@@ -132,6 +134,7 @@ class PendingTouch:
         self.released_k = released_k
         self.until_k = until_k
         self.peak_g = peak_g
+        self.stood_g = 0.0
         self.mat = False
         self.cargo_g = None
         self.landed_g = 0.0

@@ -284,6 +284,7 @@ def end_episode(det, events, k):
                 det.pending = records.PendingTouch(
                     touch, measure.time_of(det, released), det.onset_k, released, until, det.peak
                 )
+                det.pending.stood_g = det.gone_g
                 if table.uses_mat and table.landed_k >= det.onset_k:
                     topple.resolve_topple(det, table.landed_g, events)
                 elif not table.uses_mat and topple.struck_meanwhile(det, table.struck_k):

@@ -22,7 +22,9 @@ def pending_step(det, k, table_events, events):
     time a toppled piece would have reached it; once the mat felt something, its verdict
     decides: its own when it comes, or sooner a still weight it already holds (a knock's
     ripple never holds still off its base), or, struck in time and still again with nothing
-    on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight)."""
+    on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight);
+    so it does at the end where the mat was busy before the rise vanished (it cannot be said
+    to begin then)."""
     pending = det.pending
     table = det.table_sense
     if pending.cargo_g is not None:
@@ -70,7 +72,10 @@ def pending_step(det, k, table_events, events):
         topple_as_risen(det, events)
         return
     if k > pending.until_k:
-        records.touch_after_all(det, events)
+        if table.uses_piezo and struck_meanwhile(det, table.struck_k):
+            topple_as_risen(det, events)  # the mat was busy already; the piezo heard it land
+        else:
+            records.touch_after_all(det, events)
 
 
 def cargo_leaving(det, k, onset, events):
@@ -191,10 +196,11 @@ def in_topple_time(det, k, released, until):
 def topple_as_risen(det, events):
     """A rise that vanished and a strike on the table just when a piece toppling off would
     land, but no weight on the mat (a piezo alone, or it bounced off): the piece was what
-    rose, if that is a piece's worth (with items: fits one); else the touch stands, marked
-    `toppled` (a piece may have gone over the side that no sensor weighed: a pressed one; the
-    referee asks). True if it was a topple."""
-    grams = det.pending.peak_g
+    stood before it vanished (where no let-go was seen) or what rose, if that is a piece's
+    worth (with items: fits one); else the touch stands, marked `toppled` (a piece may have
+    gone over the side that no sensor weighed: a pressed one; the referee asks). True if it
+    was a topple."""
+    grams = det.pending.stood_g if det.pending.stood_g else det.pending.peak_g
     if not det.rise_weighs or (
         det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
     ):

@@ -93,7 +93,10 @@ _PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
 PLACE_SE_G = const(0.15)  # without items, weigh until the standard error is this small
 PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors from a boundary
 _PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
-_PLAIN_DROP_MS = const(350)  # ... or when it held this long (4 samples) and then went away again
+# ... or when it held this long (4 samples) and then went away again: placed and fallen
+# where the table heard it land, a touch where the table (a mat, or a piezo at 80 SPS) stayed
+# silent (detector_place.never_let_go)
+_PLAIN_DROP_MS = const(350)
 # ... but with items, a still load that fits no piece is a hand still pressing one down (a
 # press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and
 # let-go included); it is a place without a release only once it has held longer than that
