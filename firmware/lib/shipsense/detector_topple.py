@@ -72,7 +72,8 @@ def pending_step(det, k, table_events, events):
         topple_as_risen(det, events)
         return
     if k > pending.until_k:
-        if table.uses_piezo and struck_meanwhile(det, table.struck_k):
+        busy = table.uses_piezo and table.active and table.onset_k < pending.onset_k
+        if busy and struck_meanwhile(det, table.struck_k):
             topple_as_risen(det, events)  # the mat was busy already; the piezo heard it land
         else:
             records.touch_after_all(det, events)
