@@ -145,8 +145,15 @@ def touch_after_all(det, events):
     """The rise waiting for the table (`det.pending`), if any, was a touch: send it."""
     if det.pending is not None:
         if det.pending.cargo_g is None:
-            events.append(det.pending.touch)
+            send_waited(det, events, det.pending.touch)
         det.pending = None
+
+
+def send_waited(det, events, touch):
+    """Send a touch that waited for the table: decided now, once the table had its say
+    (events go out in the order they were decided)."""
+    touch["decided_ms"] = det.t_ring[det.k % det.history_n]
+    events.append(touch)
 
 
 class LastPlace:

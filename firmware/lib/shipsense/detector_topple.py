@@ -220,7 +220,7 @@ def resolve_topple(det, grams, events):
     det.pending = None
     if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
         if pending.cargo_g is None:
-            events.append(touch)
+            records.send_waited(det, events, touch)
         return False
     now = det.t_ring[det.k % det.history_n]
     t_ms = pending.release_t
