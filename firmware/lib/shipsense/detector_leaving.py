@@ -72,6 +72,33 @@ def _push_deadline(leave, k):
         leave.deadline_k = deadline
 
 
+def tipped_then_left(det, k, first, split):
+    """True if the first part of a split drop (`first` grams, before the pause) is none of
+    the cargo the zones that lost it hold, and the rest left the same zones: one piece that
+    unloaded its zone part way as it tipped over, then left; not two pieces."""
+    zones = det.leave.zones
+    if cargo_could_weigh(det, first, zones):
+        return False
+    rest = measure.zone_change(det, k, det.fast_n)
+    then = measure.zone_change(det, split.end_k, split.w)
+    for i in range(det.n_zones):
+        rest[i] -= then[i]
+    return measure.worst_zone(measure.losses_raw(det, rest)) in zones
+
+
+def cargo_could_weigh(det, grams, zones):
+    """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
+    list has it; True too where nothing is known (no items, or nothing listed there)."""
+    if not det.items:
+        return True
+    aboard = []
+    for z in zones:
+        aboard.extend(det.cargo.zones[z + 1])
+    if not aboard:
+        return True
+    return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS
+
+
 def rose_above(det, k):
     """True if the total stood above the level the ship had before anything left, within
     the drop now seen at `k` or just before it: weight arrived (a piece that moved strikes
@@ -124,6 +151,9 @@ def step(det, events, k, d, sigma_fast):
             leave.split = None
             return
         first = det.base - measure.mean_total(det, split.end_k, split.w)
+        if tipped_then_left(det, k, first, split):
+            leave.split = None  # one piece: the first part was it tipping over
+            return
         fall.decide_fall(det, events, k, first, split.w, split.end_k)
         notice(det, events, k, fast[k % h] - det.base, 0.0, split.next_k)
         return

@@ -1,0 +1,71 @@
+"""A drop in two steps (issue 11): a second piece following the first, or one piece that
+unloaded its zone part way as it tipped over, then left.
+
+The detector splits a drop that stood still a moment and went on into two falls, each
+weighed on its own. What went first must be some of the cargo the zones that lost it hold
+(as far as the detector knows what they hold); when it is none of it and the rest left the
+same zones, it was one piece tipping over: one fall.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_signals import MAT, ShipSignal
+
+# The second ship's pieces as its tuning seed 2 calibrated them (bench.othership, wizard)
+OTHERSHIP_2 = {
+    "boat": 12.38,
+    "barrel": 6.09,
+    "bottle": 4.29,
+    "crate": 7.59,
+    "chest": 9.18,
+    "plank": 5.19,
+    "sailor": 3.49,
+    "rat": 2.4,
+}
+
+
+def test_rr13a_a_chest_that_tipped_then_fell_off_yard_7_is_one_chest():
+    # issue 11 (the second ship's tuning seed 2, 80 SPS): a chest on yard 7 tipped over,
+    # unloading its zone by 4 g for 60 ms, then fell. Split at the pause, it was a bottle
+    # and a plank, neither of them aboard yard 7 (RR13a names each fallen piece)
+    events = detect_excerpt(
+        "othership_2_a_chest_tips_then_falls_off_zone_7", 80, "both", OTHERSHIP_2
+    )
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([7], ["chest"])
+    assert fall["grams"] == pytest.approx(9.18, abs=1.1)
+
+
+def two_steps(rate_hz: int, first_g: float, second_g: float, cargo: list[tuple[int, float]]):
+    """Cargo on zone 5 (`cargo`: the pieces set down there, in turn); then zone 5 loses
+    `first_g`, stands 120 ms, and loses `second_g`; the mat takes it all."""
+    signal = ShipSignal(rate_hz=rate_hz, seconds=8.0, noise_g=0.1, table="both")
+    at = 500.0
+    for zone, grams in cargo:
+        signal.place(zone, grams, at, press_g=10.0)
+        at += 1800.0
+    signal.step(4, -first_g, 5000.0, 20.0)
+    signal.step(4, -second_g, 5140.0, 20.0)
+    total = first_g + second_g
+    signal.ring(MAT, 3.0 * total, 5400.0, hz=25.0, tau_ms=20.0)
+    signal.impacts[signal.index(5400.0)] = 1
+    signal.step(MAT, total, 5400.0, 8.0)
+    return detect(signal, ITEMS)
+
+
+def test_a_boat_that_tipped_part_way_then_fell_is_one_boat():
+    # 4.6 g (a bottle's worth, none aboard zone 5) went first, then the rest of the 11.8 g
+    # boat: one fall of the boat
+    events = two_steps(80, 4.6, 7.2, [(5, 11.8)])
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([5], ["boat"])
+
+
+def test_rr13a_a_barrel_then_a_sailor_from_one_zone_are_two_falls():
+    # guard rail: the barrel went first, then the sailor; each is cargo zone 5 holds, each
+    # falls on its own
+    events = two_steps(80, 6.1, 4.4, [(5, 6.1), (5, 4.4)])
+    falls = of_type(events, "fall")
+    assert [f["items"] for f in falls] == [["barrel"], ["sailor"]]
