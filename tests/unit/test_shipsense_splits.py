@@ -69,3 +69,14 @@ def test_rr13a_a_barrel_then_a_sailor_from_one_zone_are_two_falls():
     events = two_steps(80, 6.1, 4.4, [(5, 6.1), (5, 4.4)])
     falls = of_type(events, "fall")
     assert [f["items"] for f in falls] == [["barrel"], ["sailor"]]
+
+
+def test_rr13a_a_piece_that_weighed_between_two_kinds_then_a_barrel_are_two_falls():
+    # guard rail (classic pool, extra8-7257 at 10 SPS): a crate weighed 8.7 g when placed,
+    # named the nearer chest; it left reading lighter still, then the barrel beside it. What
+    # went first is no chest by the chest's weight, but it is that piece as it weighed: two
+    # falls, as before
+    events = two_steps(80, 7.9, 6.1, [(5, 8.7), (5, 6.1)])
+    falls = of_type(events, "fall")
+    assert [f["grams"] for f in falls] == [pytest.approx(7.9, abs=0.5), pytest.approx(6.1, abs=0.5)]
+    assert falls[1]["items"] == ["barrel"]

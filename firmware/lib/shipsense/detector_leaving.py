@@ -14,6 +14,7 @@ from shipsense import detector_records as records
 from shipsense import detector_shift as shift
 from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
+from shipsense.items import weighing_error_g
 
 
 def notice(det, events, k, d, leave_level, onset=None, since=None):
@@ -88,12 +89,18 @@ def tipped_then_left(det, k, first, split):
 
 def cargo_could_weigh(det, grams, zones):
     """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
-    list has it; True too where nothing is known (no items, or nothing listed there)."""
+    list names it or as one piece of it weighed when placed; True too where nothing is known
+    (no items, or nothing listed there)."""
     if not det.items:
         return True
     aboard = []
     for z in zones:
         aboard.extend(det.cargo.zones[z + 1])
+        for weighed in det.cargo.weighed[z + 1]:
+            # a piece as it weighed when placed (its name may be the nearer of two)
+            off = grams - weighed if grams > weighed else weighed - grams
+            if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
+                return True
     if not aboard:
         return True
     return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS
