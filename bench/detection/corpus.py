@@ -126,6 +126,7 @@ HELD_BACK_ROUNDS = {
     19: 85000,
     20: 84000,
     21: 83000,
+    22: 82000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
