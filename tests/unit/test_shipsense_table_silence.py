@@ -130,3 +130,36 @@ def test_a_knock_just_after_a_hand_rested_at_a_chests_weight_leaves_it_a_touch()
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[4]]
     assert len(of_type(events, "knock")) == 1
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_rr11_a_piece_set_down_gently_that_went_over_just_before_cargo_of_its_zone(rate_hz):
+    # issue 11 (classic pool, extra9-7344 at 10 SPS): a boat set down on zone 3 with no press
+    # stood 0.7 s and went over the side; a rat fell off zone 3 just after, and the mat took
+    # both. The boat's going waited for the table, and the rat's fall took the table's next
+    # word: the rat fell, the boat was never named. What the mat took beyond the rat is the
+    # boat: placed and fallen
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, noise_g=0.1, table="both")
+    signal.place(3, 2.6, 300.0, press_g=0.0)
+    signal.place(3, 11.8, 2500.0, press_g=0.0, ring_g=0.0)
+    signal.fall(3, 11.8, 3250.0, slide_ms=60.0, flight_ms=150.0)
+    signal.fall(3, 2.6, 3550.0, slide_ms=40.0, flight_ms=150.0)
+    events = detect(signal, ITEMS)
+    boat = [e for e in of_type(events, "place") if e["item"] == "boat"]
+    assert [e["zone"] for e in boat] == [3]
+    falls = of_type(events, "fall")
+    assert sorted(item for f in falls for item in f["items"]) == ["boat", "rat"]
+    assert of_type(events, "touch") == []
+
+
+def test_a_hand_resting_on_a_zone_then_its_cargo_falling_is_the_cargos_fall_alone():
+    # guard rail (the second ship's hands knock cargo off the zone they touched): a hand
+    # rested on zone 5 at a chest's weight and lifted; the barrel on zone 5 fell 0.3 s later.
+    # The mat took the barrel alone: nothing beyond the cargo, no chest
+    signal = ShipSignal(rate_hz=80, seconds=7.0, noise_g=0.1, table="both")
+    signal.place(5, 6.1, 300.0, press_g=10.0)
+    signal.pulse(4, 9.2, 2500.0, 900.0)
+    signal.fall(5, 6.1, 3700.0, flight_ms=200.0)
+    events = detect(signal, ITEMS)
+    assert [e["item"] for e in of_type(events, "place")] == ["barrel"]
+    assert [(f["zones"], f["items"]) for f in of_type(events, "fall")] == [([5], ["barrel"])]

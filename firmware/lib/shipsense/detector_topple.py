@@ -119,8 +119,10 @@ def note_vanished(det, k, onset, zones):
     ):
         return
     zone = measure.worst_zone(det.sway.zone_scores(det.area))
-    if zone in zones or measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
-        return  # what the hand let go of still stands there, or cargo left that zone too
+    if zone in zones and not det.gone_g:
+        return  # cargo left that zone too: nothing says the piece went (a pressed one)
+    if measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
+        return  # what the hand let go of still stands there
     released = det.released_k
     touch = {"type": "touch", "zones": [zone + 1]}  # never sent: the episode decides cargo
     pending = records.PendingTouch(
