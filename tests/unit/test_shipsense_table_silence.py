@@ -18,6 +18,8 @@ import pytest
 from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import MAT, ShipSignal
 
+from shipsense.detector import Detector
+
 # The second ship's pieces as seeds 0 and 7 calibrated them (bench.othership, wizard)
 OTHERSHIP_0 = {
     "boat": 12.72,
@@ -163,3 +165,35 @@ def test_a_hand_resting_on_a_zone_then_its_cargo_falling_is_the_cargos_fall_alon
     events = detect(signal, ITEMS)
     assert [e["item"] for e in of_type(events, "place")] == ["barrel"]
     assert [(f["zones"], f["items"]) for f in of_type(events, "fall")] == [([5], ["barrel"])]
+
+
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_a_load_that_vanished_as_cargo_fell_waits_for_a_mat_that_never_rests_3_s_at_most(rate_hz):
+    # issue 11 (the bound of 873ff4f): a boat pressed onto yard 7 toppled off as the hand let
+    # go while the barrel fell off zone 5; what the mat takes beyond the barrel would be the
+    # boat, once the mat has come to rest. This mat sways all along: the wait ends 3 s past
+    # the time the boat could have landed, nothing said of it, and the ship goes on (a crate
+    # placed after is placed)
+    signal = ShipSignal(rate_hz=rate_hz, seconds=12.0, noise_g=0.1, table="mat")
+    signal.add(MAT, 0.0, lambda dt: 3.0 * math.sin(2 * math.pi * 1.5 * dt / 1000.0))
+    signal.place(5, 6.1, 300.0, press_g=0.0)
+    let_go = signal.place(7, 11.8, 2500.0, press_g=20.0, press_ms=400.0)
+    signal.fall(7, 11.8, let_go + 20.0, flight_ms=250.0)
+    signal.fall(5, 6.1, let_go + 60.0, flight_ms=200.0)
+    signal.place(2, 7.6, 9000.0)
+    detector = Detector(rate_hz=rate_hz, table="mat", items=ITEMS)
+    events, waited = [], []
+    for row in signal.rows():
+        events.extend(detector.feed(*row))
+        if detector.pending is not None:
+            waited.append(row[0])
+    (fall,) = of_type(events, "fall")
+    assert fall["items"] == ["barrel"]
+    period_ms = 1000.0 / rate_hz
+    bound_n = detector.table_fall_n + detector.table_sense.settle_fall_n + detector.cargo_wait_n
+    assert 3000.0 <= waited[-1] - fall["decided_ms"] <= bound_n * period_ms + period_ms
+    assert detector.pending is None
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (5, "barrel"),
+        (2, "crate"),
+    ]
