@@ -38,6 +38,8 @@ def reset_episode(det, k):
     det.low_run = 0
     det.held = None  # a short rest before a rise (a Held), see detector_stretch
     det.emptied = False  # back at the old level since the release, nothing resting
+    det.hop_zone = -1  # ... and a pressed piece let go of there may have hopped (detector_slide)
+    det.hop_k = 0  # ... let go of at this sample
     clear_area(det)
     remember_levels(det, k)
 
@@ -71,6 +73,7 @@ def after_commit(det, k):
     det.released_k = None
     det.gone_k = None
     det.gone_g = 0.0
+    det.hop_zone = -1
     det.plateau = None
     det.undecided = None
     det.stable_run = 0
@@ -90,12 +93,14 @@ def remember_levels(det, k):
         change[i] -= ref[i]
 
 
-def place_event(det, events, k, grams, change, t_ms):
-    """Emit a place of `grams` resting as `change` shows, and book it (not if it is lighter
-    than any piece: then what rests is left to be judged as the level it is)."""
+def place_event(det, events, k, grams, change, t_ms, zone=-1):
+    """Emit a place of `grams` resting as `change` shows, on `zone` (0-based; -1: where
+    `change` and the hand say), and book it (not if it is lighter than any piece: then what
+    rests is left to be judged as the level it is)."""
     if grams < det.floor_g:
         return
-    zone = measure.place_zone(det, change)
+    if zone < 0:
+        zone = measure.place_zone(det, change)
     event = {
         "type": "place",
         "t_ms": t_ms,

@@ -43,6 +43,7 @@ def step(det, events, k, d, sigma_fast):
             det.emptied = True
         elif det.emptied and d > det.floor_g + det.leave_level:
             det.emptied = False
+            slide.note_hop(det, k)
             det.released_k = None
             det.peak = d
             commit.clear_area(det)

@@ -106,6 +106,56 @@ def moved_to(det, rested, standing, source, level):
     return target
 
 
+def note_hop(det, k):
+    """At 10 SPS a load let go of was back at the old level with nothing seen resting, and a
+    load rises again at sample `k`: if what was let go of was pressed (fits no piece) and the
+    rise comes within a hop's time of the let-go, the pressed piece may have hopped off its
+    zone onto another; remember where it was let go of (hop_source judges at the place)."""
+    if (
+        det.items
+        and det.area_n
+        and k - det.released_k <= det.hop_n
+        and measure.fit_errors(det.peak, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        source = measure.worst_zone(det.sway.zone_scores(det.area))
+        for i in range(det.n_zones):
+            if i != source and det.area[i] >= tuning.HOP_AREA_FRACTION * det.area[source]:
+                return  # pressed on two zones: a hand on one, perhaps the piece on the other
+        det.hop_zone = source
+        det.hop_k = det.released_k
+
+
+def hop_source(det, grams, change):
+    """At 10 SPS, the zone (0-based) a pressed piece was let go of on that slid or hopped off
+    it at once onto the zone `grams` now rest on (as `change` shows), or -1: where a piece
+    from there can come to rest aboard (detector_shift.can_move), the zone it was pressed on
+    holding none of it."""
+    source = det.hop_zone  # it left at once, the load back at the old level (note_hop)
+    det.hop_zone = -1
+    slid = False  # it slid as the hand let go, its load never gone
+    if (
+        source < 0
+        and det.short_rest_n
+        and det.items
+        and det.released_k is not None
+        and det.area_n
+        and measure.fit_errors(det.peak, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        source = measure.worst_zone(det.sway.zone_scores(det.area))
+        det.hop_k = det.released_k
+        slid = True
+    if source < 0 or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
+        return -1
+    target = measure.worst_zone(det.sway.zone_scores(change))
+    if target == source or not shift.can_move(det, source, target):
+        return -1
+    if change[source] >= tuning.HOP_AREA_FRACTION * grams:
+        return -1  # it stands there in part: not gone from where it was pressed
+    if slid and det.area[target] >= tuning.HOP_AREA_FRACTION * det.area[source]:
+        return -1  # it was loaded there too: a hand on one zone, the piece on the other
+    return source
+
+
 def report_shift(det, events, k, onset, source, target, grams):
     """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
     begun at sample `onset`."""

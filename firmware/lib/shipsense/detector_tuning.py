@@ -204,6 +204,14 @@ _SLIDE_RELEASED_REST_MS = const(200)
 # ... and stand again this soon after the drop began (a slide or a short drop onto a zone
 # beside it takes 0.2-0.5 s; the HX711 shows it settled some 0.3 s later at 10 SPS) ...
 _SLIDE_MS = const(1000)
+# A pressed piece let go of at 10 SPS that hopped off its zone at once and landed on one
+# beside it (or below, a yard's): the load back at the old level, then a piece's weight
+# rising elsewhere within this of the let-go (the second ship's hops take 0.1-0.3 s in the
+# air; the HX711 shows the landing a conversion or two late, its knock like a light press)
+_HOP_MS = const(500)
+# ... the zone it was pressed on took the press alone: no other zone took this share of it
+# (crosstalk is some 10 %; the zoo's rough hands press one zone as the piece rests on another)
+HOP_AREA_FRACTION = const(0.25)
 SLIDE_LEVEL_FRACTION = const(0.2)  # ... weighing what rested within this share (or leave level) ...
 SLIDE_ZONE_FRACTION = const(0.5)  # ... its zone down and another up by this share of it at least
 # where it rested is read from the zones' ring, which at 10 SPS reaches 1.3 s back: at least
@@ -364,6 +372,7 @@ def windows(det):
     det.slide_rest_n = ns(_SLIDE_REST_MS)
     det.slide_released_rest_n = ns(_SLIDE_RELEASED_REST_MS)
     det.slide_n = ns(_SLIDE_MS)
+    det.hop_n = ns(_HOP_MS)
     det.silent_lag_n = ns(_SILENT_LAG_MS)
     det.silent_every_n = ns(_SILENT_EVERY_MS)
     det.sway_lag_n = ns(_SWAY_LAG_MS)

@@ -1,0 +1,88 @@
+"""A piece pressed onto one zone that leaves it as the hand lets go, at 10 SPS (issue 11).
+
+Between two conversions a pressed piece let go of can slide onto the deck quarter beside it,
+or hop off and land there (or below, off a yard), before it ever stands where it was put.
+The ship sees the press on one zone and the piece at rest on another. Placed where it came
+to rest, the referee takes it for a wrong zone (RR8); it was put where it was pressed and
+moved (a `shift`, RR13). A hand that pressed one zone while the piece came to rest on another
+loaded both zones as it went: that stays a place where the piece rests.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_signals import ShipSignal
+
+# The second ship's pieces as its tuning seeds 10 and 17 calibrated them (bench.othership)
+OTHERSHIP_10 = {
+    "boat": 12.19,
+    "barrel": 6.0,
+    "bottle": 4.23,
+    "crate": 7.47,
+    "chest": 9.04,
+    "plank": 5.11,
+    "sailor": 3.44,
+    "rat": 2.36,
+}
+OTHERSHIP_17 = {
+    "boat": 12.76,
+    "barrel": 6.28,
+    "bottle": 4.42,
+    "crate": 7.82,
+    "chest": 9.47,
+    "plank": 5.35,
+    "sailor": 3.6,
+    "rat": 2.47,
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "items", "piece", "moved"),
+    [
+        ("othership_10_a_pressed_rat_hops_from_zone_4_to_2", "piezo", OTHERSHIP_10, "rat", (4, 2)),
+        (
+            "othership_17_a_pressed_bottle_slides_from_zone_3_to_1",
+            "both",
+            OTHERSHIP_17,
+            "bottle",
+            (3, 1),
+        ),
+    ],
+    ids=["hop", "slide"],
+)
+def test_rr8_rr13_a_pressed_piece_that_left_its_zone_as_it_was_let_go_is_placed_there_and_moved(
+    name, table, items, piece, moved
+):
+    # issue 11 (the second ship's tuning seeds 10 and 17, 10 SPS): a rat pressed at 53 g onto
+    # deck quarter 4 hopped to quarter 2 as the hand let go (the ship's total back at the old
+    # level for 0.2 s); a bottle pressed onto quarter 3 slid to quarter 1. Each was placed
+    # where it came to rest: a wrong zone to the referee, the move never told
+    events = detect_excerpt(name, 10, table, items)
+    (place,) = of_type(events, "place")
+    (shift,) = of_type(events, "shift")
+    assert (place["zone"], place["item"]) == (moved[0], piece)
+    assert ((shift["from"], shift["to"]), shift["item"]) == (moved, piece)
+    assert shift["t_ms"] >= place["t_ms"]
+    assert of_type(events, "fall") == []
+
+
+def test_a_hand_pressing_one_zone_as_the_piece_rests_on_another_is_a_place_where_it_rests():
+    # guard rail (the zoo's rough hands, tuning-1023 at 10 SPS): a hand pressed yard 9 hard
+    # while the barrel it put down came to rest on quarter 3 below it: both zones took load as
+    # it went. A place on 3, no move from 9
+    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1, table="both")
+    signal.place(3, 6.1, 1500.0, press_g=14.0, press_ms=500.0)
+    signal.pulse(8, 20.0, 1450.0, 650.0)
+    events = detect(signal, ITEMS)
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [(3, "barrel")]
+    assert of_type(events, "shift") == []
+
+
+def test_at_10_sps_a_piece_placed_gently_on_the_deck_stays_where_it_was_put():
+    # guard rail: no press, nothing let go of that could have moved: a place where it rests
+    signal = ShipSignal(rate_hz=10, seconds=5.0, noise_g=0.1, table="both")
+    signal.place(2, 4.4, 1000.0, press_g=0.0)
+    events = detect(signal, ITEMS)
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [(2, "sailor")]
+    assert of_type(events, "shift") == []
