@@ -103,10 +103,11 @@ def cargo_leaving(det, k, onset, events):
 
 def note_vanished(det, k, onset, zones):
     """Cargo begins to leave `zones` (0-based; at sample `onset`, seen at `k`) in an episode
-    whose hand let go of a load on another zone that is gone again, nothing placed: perhaps a
-    piece that toppled off as it was let go, landing on the mat with the cargo. The ship alone
-    cannot tell it from a hand taking its piece back. Kept in `det.vanished` (a PendingTouch)
-    until the cargo's fall is decided."""
+    whose hand let go of a load on another zone that is gone again, nothing placed (or on the
+    same zone, where that load stood still with no let-go seen before it went: `gone_g`):
+    perhaps a piece that toppled off as it was let go, landing on the mat with the cargo. The
+    ship alone cannot tell it from a hand taking its piece back. Kept in `det.vanished` (a
+    PendingTouch) until the cargo's fall is decided."""
     table = det.table_sense
     if (
         table is None
