@@ -11,40 +11,24 @@ loaded both zones as it went: that stays a place where the piece rests.
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
-
-# The second ship's pieces as its tuning seeds 10 and 17 calibrated them (bench.othership)
-OTHERSHIP_10 = {
-    "boat": 12.19,
-    "barrel": 6.0,
-    "bottle": 4.23,
-    "crate": 7.47,
-    "chest": 9.04,
-    "plank": 5.11,
-    "sailor": 3.44,
-    "rat": 2.36,
-}
-OTHERSHIP_17 = {
-    "boat": 12.76,
-    "barrel": 6.28,
-    "bottle": 4.42,
-    "crate": 7.82,
-    "chest": 9.47,
-    "plank": 5.35,
-    "sailor": 3.6,
-    "rat": 2.47,
-}
 
 
 @pytest.mark.parametrize(
     ("name", "table", "items", "piece", "moved"),
     [
-        ("othership_10_a_pressed_rat_hops_from_zone_4_to_2", "piezo", OTHERSHIP_10, "rat", (4, 2)),
+        (
+            "othership_10_a_pressed_rat_hops_from_zone_4_to_2",
+            "piezo",
+            OTHERSHIP_ITEMS[10],
+            "rat",
+            (4, 2),
+        ),
         (
             "othership_17_a_pressed_bottle_slides_from_zone_3_to_1",
             "both",
-            OTHERSHIP_17,
+            OTHERSHIP_ITEMS[17],
             "bottle",
             (3, 1),
         ),

@@ -10,20 +10,8 @@ same zones, it was one piece tipping over: one fall.
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import MAT, ShipSignal
-
-# The second ship's pieces as its tuning seed 2 calibrated them (bench.othership, wizard)
-OTHERSHIP_2 = {
-    "boat": 12.38,
-    "barrel": 6.09,
-    "bottle": 4.29,
-    "crate": 7.59,
-    "chest": 9.18,
-    "plank": 5.19,
-    "sailor": 3.49,
-    "rat": 2.4,
-}
 
 
 def test_rr13a_a_chest_that_tipped_then_fell_off_yard_7_is_one_chest():
@@ -31,7 +19,7 @@ def test_rr13a_a_chest_that_tipped_then_fell_off_yard_7_is_one_chest():
     # unloading its zone by 4 g for 60 ms, then fell. Split at the pause, it was a bottle
     # and a plank, neither of them aboard yard 7 (RR13a names each fallen piece)
     events = detect_excerpt(
-        "othership_2_a_chest_tips_then_falls_off_zone_7", 80, "both", OTHERSHIP_2
+        "othership_2_a_chest_tips_then_falls_off_zone_7", 80, "both", OTHERSHIP_ITEMS[2]
     )
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([7], ["chest"])

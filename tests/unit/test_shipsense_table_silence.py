@@ -15,32 +15,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import MAT, ShipSignal
 
 from shipsense.detector import Detector
-
-# The second ship's pieces as seeds 0 and 7 calibrated them (bench.othership, wizard)
-OTHERSHIP_0 = {
-    "boat": 12.72,
-    "barrel": 6.26,
-    "bottle": 4.41,
-    "crate": 7.8,
-    "chest": 9.44,
-    "plank": 5.33,
-    "sailor": 3.59,
-    "rat": 2.46,
-}
-OTHERSHIP_7 = {
-    "boat": 12.16,
-    "barrel": 5.98,
-    "bottle": 4.22,
-    "crate": 7.46,
-    "chest": 9.02,
-    "plank": 5.1,
-    "sailor": 3.43,
-    "rat": 2.35,
-}
 
 
 def test_a_hand_resting_at_a_barrels_weight_is_a_touch_when_the_mat_felt_nothing():
@@ -48,7 +26,7 @@ def test_a_hand_resting_at_a_barrels_weight_is_a_touch_when_the_mat_felt_nothing
     # for 0.4 s and lifted. The load stood still at a barrel's weight with no let-go, then
     # went: a barrel placed and fallen, while the mat never moved
     events = detect_excerpt(
-        "othership_0_a_hand_rests_on_zone_4_at_a_barrels_weight", 80, "mat", OTHERSHIP_0
+        "othership_0_a_hand_rests_on_zone_4_at_a_barrels_weight", 80, "mat", OTHERSHIP_ITEMS[0]
     )
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[4]]
@@ -59,7 +37,7 @@ def test_hands_resting_at_pieces_weights_are_touches_when_the_piezo_heard_nothin
     # zone 2 at 6 g, then one across zones 1 and 3 at 5 g: a barrel and a plank, each placed
     # and fallen, though nothing struck the table
     events = detect_excerpt(
-        "othership_7_hands_rest_on_zones_2_and_3_at_pieces_weights", 80, "piezo", OTHERSHIP_7
+        "othership_7_hands_rest_on_zones_2_and_3_at_pieces_weights", 80, "piezo", OTHERSHIP_ITEMS[7]
     )
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[2], [3]]

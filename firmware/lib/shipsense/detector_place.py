@@ -210,11 +210,11 @@ def decide_place(det, events, k):
     cascade = cascade_loss(det, k, grams, change)
     if cascade is not None:
         grams += cascade.grams  # the piece weighs what its zone gained, not the net change
-    source = slide.hop_source(det, grams, change) if cascade is None else -1
+    target = measure.worst_zone(det.sway.zone_scores(change))  # where it rests
+    source = slide.hop_source(det, grams, change, target) if cascade is None else -1
     if source >= 0:
         # the pressed piece let go of on `source` hopped onto this zone: placed where it was
         # let go of, and moved (a shift)
-        target = measure.worst_zone(det.sway.zone_scores(change))
         commit.place_event(det, events, k, grams, change, measure.time_of(det, det.hop_k), source)
         commit.after_commit(det, k)
         slide.report_shift(det, events, k, det.hop_k, source, target, grams)

@@ -3,9 +3,14 @@
 At 10 SPS a piece can rest still on its zone for over half a second before it is decided (its
 level between two items' weights, or a put-down with no release seen still waiting its time),
 or for two conversions once the hand was seen letting go, and then slide or drop onto another
-zone. When the drop from its still stretch settles above
-the old level (detector_episode), as much as rested stands again, soon, on another zone: it
-was placed where it rested, with its stretch's weight, and moved from there (a shift).
+zone. When the drop from its still stretch settles above the old level (detector_episode), as
+much as rested stands again, soon, on another zone: it was placed where it rested, with its
+stretch's weight, and moved from there (a shift).
+
+A pressed piece can also leave its zone as the hand lets go, before it ever stands there:
+sliding on (its load never gone) or hopping off (the load back at the old level a moment,
+note_hop). Where it comes to rest on a zone it can reach from the one pressed, it is placed
+where it was pressed and moved (hop_source, judged as detector_place decides the place).
 """
 
 from shipsense import detector_commit as commit
@@ -111,42 +116,42 @@ def note_hop(det, k):
     load rises again at sample `k`: if what was let go of was pressed (fits no piece) and the
     rise comes within a hop's time of the let-go, the pressed piece may have hopped off its
     zone onto another; remember where it was let go of (hop_source judges at the place)."""
-    if (
-        det.items
-        and det.area_n
-        and k - det.released_k <= det.hop_n
-        and measure.fit_errors(det.peak, det.items) > tuning.FRESH_FIT_ERRORS
-    ):
-        source = measure.worst_zone(det.sway.zone_scores(det.area))
-        for i in range(det.n_zones):
-            if i != source and det.area[i] >= tuning.HOP_AREA_FRACTION * det.area[source]:
-                return  # pressed on two zones: a hand on one, perhaps the piece on the other
-        det.hop_zone = source
-        det.hop_k = det.released_k
+    if k - det.released_k > det.hop_n:
+        return
+    source = pressed_zone(det)
+    if source < 0:
+        return
+    for i in range(det.n_zones):
+        if i != source and det.area[i] >= tuning.HOP_AREA_FRACTION * det.area[source]:
+            return  # pressed on two zones: a hand on one, perhaps the piece on the other
+    det.hop_zone = source
+    det.hop_k = det.released_k
 
 
-def hop_source(det, grams, change):
+def pressed_zone(det):
+    """The zone (0-based) the hand pressed a piece onto (with items: the rise fits no piece),
+    or -1."""
+    if not det.items or not det.area_n:
+        return -1
+    if measure.fit_errors(det.peak, det.items) <= tuning.FRESH_FIT_ERRORS:
+        return -1
+    return measure.worst_zone(det.sway.zone_scores(det.area))
+
+
+def hop_source(det, grams, change, target):
     """At 10 SPS, the zone (0-based) a pressed piece was let go of on that slid or hopped off
-    it at once onto the zone `grams` now rest on (as `change` shows), or -1: where a piece
-    from there can come to rest aboard (detector_shift.can_move), the zone it was pressed on
-    holding none of it."""
+    it at once onto zone `target`, where `grams` now rest (as `change` shows), or -1: where a
+    piece from there can come to rest aboard (detector_shift.can_move), the zone it was
+    pressed on holding none of it."""
     source = det.hop_zone  # it left at once, the load back at the old level (note_hop)
     det.hop_zone = -1
     slid = False  # it slid as the hand let go, its load never gone
-    if (
-        source < 0
-        and det.short_rest_n
-        and det.items
-        and det.released_k is not None
-        and det.area_n
-        and measure.fit_errors(det.peak, det.items) > tuning.FRESH_FIT_ERRORS
-    ):
-        source = measure.worst_zone(det.sway.zone_scores(det.area))
+    if source < 0 and det.short_rest_n and det.released_k is not None:
+        source = pressed_zone(det)
         det.hop_k = det.released_k
         slid = True
     if source < 0 or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
         return -1
-    target = measure.worst_zone(det.sway.zone_scores(change))
     if target == source or not shift.can_move(det, source, target):
         return -1
     if change[source] >= tuning.HOP_AREA_FRACTION * grams:
