@@ -13,7 +13,7 @@ import pytest
 from test_shipsense_detector import ITEMS, detect, of_type
 from test_shipsense_signals import ShipSignal
 
-from shipsense import detector_tuning
+from shipsense import detector_tuning, geometry
 
 FLIGHT_MS = {3: 110.0, 5: 205.0, 7: 240.0, 9: 270.0}  # to the table, tumbling a little
 
@@ -43,7 +43,7 @@ def shift_events(table: str, rate_hz: int, source: int, target: int, flight_ms: 
 def test_the_soonest_a_piece_reaches_the_table_is_its_free_fall_from_the_ships_geometry():
     # a copy, like LANDING_MS: importing geometry would put it on the ESP32's heap; and the
     # table is below every zone, so it is always reached later than any lower zone
-    assert detector_tuning.derive_table_soonest_ms() == detector_tuning.TABLE_SOONEST_MS
+    assert geometry.table_clocks_ms() == detector_tuning.TABLE_SOONEST_MS
     for zone in range(5, 11):
         assert detector_tuning.table_soonest_ms(zone) > detector_tuning.landing_ms(zone)
 

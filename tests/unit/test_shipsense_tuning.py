@@ -7,14 +7,21 @@ from shipsense.detector_tuning import (
     LANDING_MS,
     TABLE_FALL_MS,
     TUMBLE_FACTOR,
-    derive_landing_ms,
     landing_ms,
 )
-from shipsense.geometry import BELOW, HULL_ZONES, NEIGHBOURS, ZONE_HEIGHT_M, ZONES, drop_ms
+from shipsense.geometry import (
+    BELOW,
+    HULL_ZONES,
+    NEIGHBOURS,
+    ZONE_HEIGHT_M,
+    ZONES,
+    drop_ms,
+    landing_clocks_ms,
+)
 
 
 def test_the_landing_clocks_are_the_geometry_s_free_falls_plus_tumbling():
-    assert derive_landing_ms() == LANDING_MS
+    assert landing_clocks_ms(TUMBLE_FACTOR) == LANDING_MS
     for zone in ZONES:
         if zone in BELOW:
             drop_m = ZONE_HEIGHT_M[zone] - min(ZONE_HEIGHT_M[z] for z in BELOW[zone])

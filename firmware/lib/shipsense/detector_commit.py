@@ -23,10 +23,8 @@ def reset_episode(det, k):
     det.onset_k = k
     det.peak = 0.0  # highest fast level (above base) since the last commit
     det.trough = 0.0
-    det.released_k = None  # when the hand was seen letting go
-    det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
-    det.gone_g = 0.0  # ... the level it stood at, if that may have been a piece alone
-    det.vanished = None  # ... and then cargo left (detector_topple.note_vanished)
+    forget_let_go(det)
+    det.vanished = None  # a load gone, nothing placed, and then cargo left (note_vanished)
     det.stable_run = 0
     det.plateau = None  # the last still stretch (a Plateau)
     det.undecided = None  # a piece's still stretch a lower one replaced, not yet judged
@@ -38,10 +36,18 @@ def reset_episode(det, k):
     det.low_run = 0
     det.held = None  # a short rest before a rise (a Held), see detector_stretch
     det.emptied = False  # back at the old level since the release, nothing resting
-    det.hop_zone = -1  # ... and a pressed piece let go of there may have hopped (detector_slide)
-    det.hop_k = 0  # ... let go of at this sample
     clear_area(det)
     remember_levels(det, k)
+
+
+def forget_let_go(det):
+    """Forget the hand's let-go and what became of the load it let go of: a new episode, or
+    a decision that booked that load."""
+    det.released_k = None  # when the hand was seen letting go
+    det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
+    det.gone_g = 0.0  # ... the level it stood at, if that may have been a piece alone
+    det.hop_zone = -1  # a pressed piece let go of there may have hopped (detector_slide) ...
+    det.hop_k = 0  # ... let go of at this sample
 
 
 def settle_state(det):
@@ -70,10 +76,7 @@ def after_commit(det, k):
     det.low_run = 0
     det.peak = 0.0
     det.trough = 0.0
-    det.released_k = None
-    det.gone_k = None
-    det.gone_g = 0.0
-    det.hop_zone = -1
+    forget_let_go(det)
     det.plateau = None
     det.undecided = None
     det.stable_run = 0

@@ -215,9 +215,10 @@ def decide_place(det, events, k):
     if source >= 0:
         # the pressed piece let go of on `source` hopped onto this zone: placed where it was
         # let go of, and moved (a shift)
-        commit.place_event(det, events, k, grams, change, measure.time_of(det, det.hop_k), source)
-        commit.after_commit(det, k)
-        slide.report_shift(det, events, k, det.hop_k, source, target, grams)
+        let_go_k = det.hop_k
+        commit.place_event(det, events, k, grams, change, measure.time_of(det, let_go_k), source)
+        commit.after_commit(det, k)  # forgets the let-go
+        slide.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
     commit.place_event(det, events, k, grams, change, t_ms)
     commit.after_commit(det, k)

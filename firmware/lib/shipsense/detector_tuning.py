@@ -27,15 +27,13 @@ STRETCH_SEEN_MIN = const(3)
 _FAST_MS = const(50)  # the moving mean that feeds the triggers
 _STABLE_MS = const(100)  # the span over which "holding still" is judged
 _WARMUP_MS = const(600)  # samples used to learn the empty ship before deciding anything
-# After power-up the HX711s read far off and settle in (their filter's four conversion
-# periods, 400 ms at 10 SPS, and a slow input or cell on top): when the second sample moved
-# this far from the first on this many channels at once (a hand, a glitch or noise moves one
-# or two), the session began that way, and the detector starts afresh once no channel has
-# moved that far for POWER_UP_CALM_MS (a settling that moves less than the step a sample
-# still has a few times the step to go: this long on, under a tenth of it), or after
-# POWER_UP_MAX_MS whatever (a channel that never calms is no reason to stay deaf). Noise
-# learned from the settling blinded the triggers for seconds (zoo-wear: places missed up
-# to 14 s in), the first reading is no empty ship, and the mat settling is no collect.
+# After power-up the HX711s read far off and settle in (four conversions, 400 ms at 10 SPS,
+# and a slow input or cell on top): when the second sample moved this far from the first on
+# this many channels at once (a hand, a glitch or noise moves one or two), the detector
+# starts afresh once no channel moved that far for POWER_UP_CALM_MS (a settling with a few
+# steps still to go moves under a tenth of one in that time), or after POWER_UP_MAX_MS
+# whatever. Noise learned from the settling blinded the triggers (zoo-wear: places missed up
+# to 14 s in), and the first reading is no empty ship.
 POWER_UP_STEP_G = const(2.0)
 POWER_UP_CHANNELS = const(3)
 _POWER_UP_CALM_MS = const(200)
@@ -111,18 +109,16 @@ _PLAIN_DOUBT_MS = const(1225)
 # ... but not once the load began this long ago: a pressing hand lets go within ~1.5 s of
 # coming (this keeps the longer wait short where the stretch began late, as at 10 SPS)
 _PRESS_LONGEST_MS = const(1500)
-# A still level lighter than any piece that the ship cannot rest at the old level beside is
-# where it rests once it has held this long (and is clearly no piece: at least the shortest
-# weighing window). A load cell's zero steps so when the cell is knocked (the zoo's `wear`:
-# up to 1 g); waiting the longest weighing window (1.2 s) for it held the episode open, and
-# a place begun meanwhile was weighed on top of the step, on its zone (zoo-wear: places
-# missed, booked on the stepped zone). 100-350 ms decide the same on every tuning set.
+# A still level lighter than any piece, that the ship cannot rest at the old level beside, is
+# where it rests once it has held this long (at least the shortest weighing window). A cell's
+# zero steps so when it is knocked (zoo `wear`: up to 1 g); waiting the longest window for it
+# (1.2 s) held the episode open, and a place begun meanwhile was weighed on top of the step
+# (zoo-wear). 100-350 ms decide the same on every tuning set.
 _SUB_FLOOR_REST_MS = const(300)
 # An episode that ends on a still level this many of its weighing errors off the level it
 # began from ends where the ship now stands (detector_zero_step.rest_where_standing): noise
-# alone stands that far off at about one ending in 16000, a zero step of 0.3-1 g at 4-15 errors.
-# 3 and 4 decide the same on every tuning set; at 2 the noise moved the levels often enough
-# to cost a shift (tuning, 10 SPS)
+# stands that far off once in 16000 endings, a zero step of 0.3-1 g at 4-15 errors. 3 and 4
+# decide the same on every tuning set; 2 cost a shift (tuning, 10 SPS)
 NEW_ZERO_SE = const(4.0)
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
@@ -237,9 +233,9 @@ CROSSTALK_PAIRS = (
 CROSSTALK_MAX = const(0.2)
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
 # to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
-# no landing clock. Derived from geometry.py's heights and BELOW by `derive_landing_ms`,
-# which runs on the host only: importing geometry here would put it (and ship_messages) on
-# the ESP32's heap for ten numbers. tests/unit/test_shipsense_tuning.py holds the two equal.
+# no landing clock. Derived from geometry.py's heights and BELOW by its `landing_clocks_ms`
+# on the host only (importing geometry here would put it and ship_messages on the ESP32's
+# heap for ten numbers); tests/unit/test_shipsense_tuning.py holds the two equal.
 # Then the time the landing needs to show through the filters.
 TUMBLE_FACTOR = const(1.08)
 LANDING_MS = (0, 0, 0, 0, 182, 182, 223, 223, 258, 258)  # was written 183 for zones 5-6 by hand
@@ -284,7 +280,7 @@ MAT_TOOK_FRACTION = const(0.25)
 # height (no tumbling), always later than a piece leaving it lands on a lower zone (LANDING_MS
 # allows tumbling): a strike, or the mat's change, that soon after the weight went may be the
 # piece landing on the table, never before (a knock, or the ship ringing as a piece landed on
-# it). Derived from geometry.py by `derive_table_soonest_ms`, held equal by
+# it). Derived by geometry.py's `table_clocks_ms`, held equal by
 # tests/unit/test_shipsense_fall_fusion.py.
 TABLE_SOONEST_MS = (111, 111, 111, 111, 202, 202, 235, 235, 263, 263)
 # The load cells show a piece leaving (the fast mean at 70 % of the drop, the clocks' `deep_k`)
@@ -409,25 +405,3 @@ def windows(det):
         det.landing_n.append(ns(height_ms + _LANDING_SEEN_MS) + slow_n)
         det.deck.append(deck)
         det.table_soonest_n.append(ns(table_soonest_ms(zone + 1)) - _WENT_SEEN_SAMPLES)
-
-
-def derive_landing_ms():
-    """LANDING_MS from the ship's one description (host only: imports geometry)."""
-    from shipsense.geometry import BELOW, ZONE_HEIGHT_M, ZONES, drop_ms
-
-    out = []
-    for zone in ZONES:
-        below = BELOW.get(zone)
-        if not below:
-            out.append(0)
-            continue
-        lowest = min(ZONE_HEIGHT_M[z] for z in below)
-        out.append(int(TUMBLE_FACTOR * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5))
-    return tuple(out)
-
-
-def derive_table_soonest_ms():
-    """TABLE_SOONEST_MS from the ship's one description (host only: imports geometry)."""
-    from shipsense.geometry import ZONE_HEIGHT_M, ZONES, drop_ms
-
-    return tuple(int(drop_ms(ZONE_HEIGHT_M[zone]) + 0.5) for zone in ZONES)

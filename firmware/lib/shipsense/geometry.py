@@ -75,6 +75,27 @@ def drop_ms(height_m: float) -> float:
     return 1000.0 * math.sqrt(2.0 * max(height_m, 0.0) / GRAVITY_M_S2)
 
 
+def landing_clocks_ms(tumble_factor: float) -> "tuple[int, ...]":
+    """Per zone, the longest a piece leaving it needs to land on a zone below it: its free fall
+    to the lowest of them, `tumble_factor` longer for tumbling (whole ms; 0: nothing below).
+    The detector keeps a copy (detector_tuning.LANDING_MS), held equal by a test."""
+    out = []
+    for zone in ZONES:
+        below = BELOW.get(zone)
+        if not below:
+            out.append(0)
+            continue
+        lowest = min(ZONE_HEIGHT_M[z] for z in below)
+        out.append(int(tumble_factor * drop_ms(ZONE_HEIGHT_M[zone] - lowest) + 0.5))
+    return tuple(out)
+
+
+def table_clocks_ms() -> "tuple[int, ...]":
+    """Per zone, the soonest a piece leaving it reaches the table: its free fall from there
+    (whole ms). The detector keeps a copy (detector_tuning.TABLE_SOONEST_MS)."""
+    return tuple(int(drop_ms(ZONE_HEIGHT_M[zone]) + 0.5) for zone in ZONES)
+
+
 def check_zone(zone: object) -> int:
     """`zone` as an int 1..10, or ValueError naming what was wrong."""
     if isinstance(zone, bool) or not isinstance(zone, int) or zone not in ZONES:
