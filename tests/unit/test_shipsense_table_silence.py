@@ -77,6 +77,25 @@ def test_rr11_a_piece_set_down_gently_that_went_over_the_side_is_placed_and_fall
     assert of_type(events, "touch") == []
 
 
+def test_rr11_a_piece_set_down_gently_that_struck_the_mat_before_its_drop_showed_fell():
+    # issue 11 (zoo-cascades 20221, 10 SPS, a mat): a chest set down on zone 3 with no press
+    # stood 0.9 s, went over the side and struck the mat 0.12 s later, bouncing off: the mat
+    # began to ring before the HX711s showed the deck unloaded. The piece left when its still
+    # level ended, not when the drop showed: the mat's word is in time, a place and a fall
+    items = {"boat": 11.65, "barrel": 6.14, "bottle": 3.26, "crate": 7.57, "chest": 9.22}
+    items.update({"plank": 5.16, "sailor": 4.44, "rat": 2.6})
+    events = detect_excerpt(
+        "zoo_cascades_20221_a_chest_set_down_on_zone_3_bounces_off_the_mat", 10, "mat", items
+    )
+    late = [e for e in events if e["t_ms"] > 135000.0]
+    assert [(e["type"], e.get("zone"), e.get("zones")) for e in of_type(late, "place", "fall")] == [
+        ("place", 3, None),
+        ("fall", None, [3]),
+    ]
+    assert [e["item"] for e in of_type(late, "place")] == ["chest"]
+    assert of_type(late, "touch") == []
+
+
 @pytest.mark.parametrize(("rate_hz", "table"), [(80, "mat"), (10, "mat"), (80, "piezo")])
 def test_a_piece_set_down_gently_and_caught_as_it_went_is_taken_for_a_hand(rate_hz, table):
     # the price, stated: caught before it reached the table, the barrel left no word there,

@@ -105,7 +105,8 @@ def step(det, events, k, d, sigma_fast):
                     place.nothing_rested(det, k)  # the mat will tell (end_episode)
                     return
                 if place.never_let_go(det, plateau, d):
-                    place.nothing_rested(det, k, plateau.level_g)  # the table will tell
+                    if not place.may_yet_land(det, k, plateau):
+                        place.nothing_rested(det, k, plateau)  # the table will tell
                     return
                 level = plateau.level_g
                 onset = det.dropping_k

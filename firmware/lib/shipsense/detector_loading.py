@@ -109,7 +109,8 @@ def check_leaving(det, events, k, d, leave_level):
                 if det.dropping_k is not None and stretch.rested_after_drop(det, k):
                     plateau = det.plateau  # the hand had let go: the piece rested, then left
                 elif place.never_let_go(det, plateau, d):
-                    place.nothing_rested(det, k, plateau.level_g)  # the table will tell
+                    if not place.may_yet_land(det, k, plateau):
+                        place.nothing_rested(det, k, plateau)  # the table will tell
                     return False
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
             elif det.dropping_k is None:

@@ -279,3 +279,27 @@ def cargo_near(det, zone, grams):
             best_error = error
             best = total
     return best
+
+
+def light_g(det):
+    """How far below its committed level a zone reads when it clearly lost cargo (g, < 0)."""
+    return -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
+
+
+def reads_light(det, change):
+    """A first look, before any fit: does a zone that holds cargo read clearly below its
+    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
+    light = light_g(det)
+    ref = det.ref
+    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
+
+
+def reads_light_now(det):
+    """reads_light on this sample's zone readings: cheap, nothing averaged or allocated."""
+    light = light_g(det)
+    ref = det.ref
+    y = det.y
+    for i in range(det.n_zones):  # noqa: SIM110 (any() would build a generator each sample)
+        if y[i] - ref[i] < light and ref[i] >= det.floor_g:
+            return True
+    return False

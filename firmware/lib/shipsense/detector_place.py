@@ -43,7 +43,7 @@ def weighed_by_its_gain(det, k, level, plateau):
     piece weighs what its zone gained, the total's change `level` and the loss, and True if
     that weighs it well enough. At 10 SPS a boat let go of as a barrel fell nets a barrel's
     worth, a level between two pieces that took a second to weigh, and the fall waited."""
-    if not reads_light_now(det):
+    if not measure.reads_light_now(det):
         return False  # no zone reads light: nothing to weigh it by
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
     change = measure.zone_change(det, k, w)
@@ -99,15 +99,37 @@ def never_let_go(det, plateau, d):
     )
 
 
-def nothing_rested(det, k, stood_g=0.0):
+def may_yet_land(det, k, plateau):
+    """True while a load that never_let_go says went from `plateau` may still be dropping
+    onto a zone below (or sliding into the next quarter): its zone's landing clock since the
+    drop began has not run out, and the table has felt nothing since the load stood (a
+    landing there says it went over the side). A piece set down gently that drops onto a
+    lower zone before it was placed is placed where it rested and shifted (detector_slide),
+    not taken for a hand that lifted."""
+    table = det.table_sense
+    stood_k = plateau.start_k + plateau.n - 1
+    if table.struck_k >= stood_k or (table.uses_mat and table.active and table.onset_k >= stood_k):
+        return False
+    zone = measure.worst_zone(det.sway.zone_scores(det.area)) if det.area_n else 0
+    return k - det.dropping_k < det.landing_n[zone] + det.late_n
+
+
+def nothing_rested(det, k, stood=None):
     """The load is gone at sample `k` (pressed_then_gone, never_let_go): nothing to place;
     the hand let go when the drop began, and the piece had left by now (it may have slid off
-    slowly). `stood_g`: the level it stood at, if that may have been the piece alone (the
-    weight of a piece the table then hears but does not weigh)."""
-    det.gone_g = stood_g
+    slowly). `stood`: the still stretch it stood at, if that may have been the piece alone
+    (it weighs a piece the table then hears but does not weigh; and the piece left when it
+    ended: at 10 SPS the drop shows a few samples after the table heard a deck piece land)."""
+    det.gone_g = 0.0 if stood is None else stood.level_g
     det.plateau = None
+    drop_k = det.dropping_k
     released(det)
     det.gone_k = k
+    if stood is not None:
+        if stood.start_k + stood.n - 1 < drop_k:
+            det.released_k = stood.start_k + stood.n - 1
+        # it was gone when the level first stood back down (may_yet_land waited since)
+        det.gone_k = measure.reached(det, k, drop_k, det.floor_g)
 
 
 def released(det):
@@ -239,12 +261,12 @@ def cascade_loss(det, k, grams, change):
     (its crosstalk is a gain on its neighbours, never a loss), as a records.Cascade whose
     grams still stand missing now; else None. Cargo that left the ship is what the fresh
     piece's zone gained beyond the total's change: a loss it did not make up moved aboard."""
-    if not reads_light(det, change):
+    if not measure.reads_light(det, change):
         return None
     zone = measure.place_zone(det, change)
     ref = det.ref
     single = measure.losses(det, change)
-    light = light_g(det)
+    light = measure.light_g(det)
     fitted = [zone]
     for i in range(det.n_zones):
         if i == zone or ref[i] < det.floor_g:
@@ -304,30 +326,6 @@ def rested_while_cargo_left(det, events, k, plateau):
         return False
     decide_place(det, events, k)
     return True
-
-
-def light_g(det):
-    """How far below its committed level a zone reads when it clearly lost cargo (g, < 0)."""
-    return -tuning.CASCADE_LIGHT_FRACTION * det.floor_g
-
-
-def reads_light(det, change):
-    """A first look, before any fit: does a zone that holds cargo read clearly below its
-    committed level in `change` (sway moves a gram or so at most, crosstalk adds)?"""
-    light = light_g(det)
-    ref = det.ref
-    return any(change[i] < light and ref[i] >= det.floor_g for i in range(det.n_zones))
-
-
-def reads_light_now(det):
-    """reads_light on this sample's zone readings: cheap, nothing averaged or allocated."""
-    light = light_g(det)
-    ref = det.ref
-    y = det.y
-    for i in range(det.n_zones):  # noqa: SIM110 (any() would build a generator each sample)
-        if y[i] - ref[i] < light and ref[i] >= det.floor_g:
-            return True
-    return False
 
 
 def commit_held(det, events, level):
