@@ -99,6 +99,16 @@ OTHERSHIP_ITEMS = {
         "sailor": 3.43,
         "rat": 2.35,
     },
+    22: {
+        "boat": 12.72,
+        "barrel": 6.26,
+        "bottle": 4.41,
+        "crate": 7.79,
+        "chest": 9.43,
+        "plank": 5.33,
+        "sailor": 3.59,
+        "rat": 2.46,
+    },
     10: {
         "boat": 12.19,
         "barrel": 6.0,

@@ -85,17 +85,15 @@ def never_let_go(det, plateau, d):
     """True if a still load with no release seen (a piece set down gently, or a hand resting
     on the ship at a piece's weight) went on the zone loaded, all of it and no more (the
     level `d` is back at the old one), with no stand between: nothing shows a piece stood
-    on its own. The table tells (detector_rest.end_episode), where it can weigh the piece
-    or the rise can: a piece that went over the side lands on it, a hand that lifted leaves
-    it still. (A piece caught as it went is lost to it: at the table's silence a hand
-    taking its weight back is far likelier.)"""
-    table = det.table_sense
+    on its own. The table tells (detector_rest.end_episode), a mat or a piezo alike (the
+    still level weighed what went, even at 10 SPS): a piece that went over the side lands
+    on it, a hand that lifted leaves it still. (A piece caught as it went is lost to it: at
+    the table's silence a hand taking its weight back is far likelier.)"""
     return (
         not plateau.after_release
         and det.dropping_k is not None
         and d > -det.floor_g
-        and table is not None
-        and (table.uses_mat or det.rise_weighs)
+        and det.table_sense is not None
     )
 
 

@@ -280,7 +280,7 @@ def end_episode(det, events, k):
             if gone == released:
                 gone = topple.left_zone(det, k, released)
             until = gone + det.table_fall_n
-            if table.uses_mat or det.rise_weighs:
+            if table.uses_mat or det.rise_weighs or det.gone_g:
                 det.pending = records.PendingTouch(
                     touch, measure.time_of(det, released), det.onset_k, released, until, det.peak
                 )
@@ -290,8 +290,8 @@ def end_episode(det, events, k):
                 elif not table.uses_mat and topple.struck_meanwhile(det, table.struck_k):
                     topple.topple_as_risen(det, events)
             else:
-                # a piezo alone at 10 SPS names no piece: the touch stands, marked when the
-                # table was struck just as a piece toppling off would strike it
+                # a piezo alone at 10 SPS names no piece that did not stand still: the touch
+                # stands, marked when the table was struck just as a toppling piece would
                 if topple.in_topple_time(det, table.struck_k, released, until):
                     touch["toppled"] = True
                 events.append(touch)

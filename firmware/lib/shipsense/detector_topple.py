@@ -107,11 +107,13 @@ def note_vanished(det, k, onset, zones):
     same zone, where that load stood still with no let-go seen before it went: `gone_g`):
     perhaps a piece that toppled off as it was let go, landing on the mat with the cargo. The
     ship alone cannot tell it from a hand taking its piece back. Kept in `det.vanished` (a
-    PendingTouch) until the cargo's fall is decided."""
+    PendingTouch) until the cargo's fall is decided. Without a mat, only a load that stood
+    still (`gone_g`, it weighed the piece) and struck the table before the cargo began to
+    leave (so the strike was not the cargo's) is kept, as that piece."""
     table = det.table_sense
     if (
         table is None
-        or not table.uses_mat
+        or not (table.uses_mat or det.gone_g)
         or det.released_k is None
         or det.committed
         or det.area_n == 0
@@ -125,10 +127,15 @@ def note_vanished(det, k, onset, zones):
     if measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
         return  # what the hand let go of still stands there
     released = det.released_k
+    if not table.uses_mat and not (
+        table.struck_k < onset and in_topple_time(det, table.struck_k, released, onset)
+    ):
+        return
     touch = {"type": "touch", "zones": [zone + 1]}  # never sent: the episode decides cargo
     pending = records.PendingTouch(
         touch, measure.time_of(det, released), det.onset_k, released, k, det.peak
     )
+    pending.stood_g = det.gone_g
     if table.landed_k >= det.onset_k:
         pending.landed_g = table.landed_g  # it may have landed before the cargo was seen
     pending.leave_k = onset
@@ -157,9 +164,13 @@ def cargo_fell(det, k, onset):
 def cargo_step(det, k, table_events, events):
     """One sample of a load that vanished as cargo fell: once the ship decided the falls and
     the mat settled, what the mat took beyond them is that load, toppled off as it was let go
-    (a `place` and a `fall`, if a piece's worth no heavier than the rise); else nothing."""
+    (a `place` and a `fall`, if a piece's worth no heavier than the rise); else nothing.
+    Without a mat, the load that stood, at once (note_vanished kept only one the piezo heard)."""
     pending = det.pending
     table = det.table_sense
+    if not table.uses_mat:
+        resolve_topple(det, pending.stood_g, events)  # the piezo heard it (note_vanished)
+        return
     for event in events:
         if event["type"] == "fall":
             pending.cargo_g += event["grams"]
@@ -205,7 +216,10 @@ def topple_as_risen(det, events):
     gone over the side that no sensor weighed: a pressed one; the referee asks). True if it
     was a topple."""
     grams = det.pending.stood_g if det.pending.stood_g else det.pending.peak_g
-    if not det.rise_weighs or (
+    # a still level weighs a piece even at 10 SPS, where a rise does not; with a mat fitted,
+    # a piece that bounced off it weighs as its rise did (the level may have held a hand)
+    stood_weighs = det.pending.stood_g and not det.table_sense.uses_mat
+    if not (stood_weighs or det.rise_weighs) or (
         det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
     ):
         grams = 0.0
