@@ -204,6 +204,24 @@ def test_rr11_with_a_piezo_alone_the_strike_before_the_cargo_left_is_the_gentle_
     assert falls == [([2], ["chest"]), ([8], ["boat"])]
 
 
+@pytest.mark.parametrize("table", ["mat", "both", "piezo"])
+@pytest.mark.parametrize("gap_ms", [60.0, 150.0, 250.0])
+def test_cargo_that_falls_while_a_lifted_hand_waits_its_landing_clock_falls_alone(table, gap_ms):
+    # issue 11 (the second ship's round H, seed 806 at 80 SPS, seen after it was run): a hand
+    # rested on yard 9 at a boat's weight and lifted; the barrel on zone 5 fell 60-250 ms
+    # later, while the load gone from 9 waited for its landing clock (it might have dropped
+    # onto yard 7). The wait took the barrel going as the hand's load leaving, and a stretch
+    # of the hand's lifting as a rat that rested: a rat placed on 9 and fallen with the
+    # barrel. More going once the load was gone is cargo: the barrel's fall alone
+    signal = ShipSignal(rate_hz=80, seconds=7.0, noise_g=0.1, table=table)
+    signal.place(5, 6.1, 300.0, press_g=10.0)
+    signal.pulse(8, 11.8, 2500.0, 900.0)
+    signal.fall(5, 6.1, 3400.0 + gap_ms, flight_ms=200.0)
+    events = detect(signal, ITEMS)
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [(5, "barrel")]
+    assert [(f["zones"], f["items"]) for f in of_type(events, "fall")] == [([5], ["barrel"])]
+
+
 def test_a_hand_resting_on_a_zone_then_its_cargo_falling_is_the_cargos_fall_alone():
     # guard rail (the second ship's hands knock cargo off the zone they touched): a hand
     # rested on zone 5 at a chest's weight and lifted; the barrel on zone 5 fell 0.3 s later.

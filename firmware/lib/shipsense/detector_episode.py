@@ -99,13 +99,20 @@ def step(det, events, k, d, sigma_fast):
             det.area_open = False  # the load has arrived: later hands are not loading
         if det.dropping_k is not None:
             plateau = det.plateau
-            if plateau is not None and d < det.floor_g and plateau.level_g >= det.floor_g:
+            # back at the old level (or, waiting for a gone load's landing clock, anywhere
+            # short of the level it stood at: a piece landing aboard brings that back)
+            down = d < det.floor_g or (
+                det.wait_k >= 0 and plateau is not None and d < plateau.level_g - leave_level
+            )
+            if plateau is not None and down and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
                 if place.pressed_then_gone(det, plateau):
                     place.nothing_rested(det, k)  # the mat will tell (end_episode)
                     return
                 if place.never_let_go(det, plateau, d):
-                    if not place.may_yet_land(det, k, plateau):
+                    if place.may_yet_land(det, k, plateau, d):
+                        det.low_run += 1  # still down: what stood before is judged as it was
+                    else:
                         place.nothing_rested(det, k, plateau)  # the table will tell
                     return
                 level = plateau.level_g

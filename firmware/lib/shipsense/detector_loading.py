@@ -101,7 +101,7 @@ def check_leaving(det, events, k, d, leave_level):
             ):
                 level_ref = plateau.level_g
         elif ready and d < plateau.level_g - leave_level:
-            det.low_run = det.low_run + 1 if d < det.floor_g else 0
+            det.low_run = det.low_run + 1 if d < det.floor_g or det.wait_k >= 0 else 0
             if det.low_run >= det.low_n:
                 if place.pressed_then_gone(det, plateau):
                     place.nothing_rested(det, k)  # the mat will tell (end_episode)
@@ -109,7 +109,7 @@ def check_leaving(det, events, k, d, leave_level):
                 if det.dropping_k is not None and stretch.rested_after_drop(det, k):
                     plateau = det.plateau  # the hand had let go: the piece rested, then left
                 elif place.never_let_go(det, plateau, d):
-                    if not place.may_yet_land(det, k, plateau):
+                    if not place.may_yet_land(det, k, plateau, d):
                         place.nothing_rested(det, k, plateau)  # the table will tell
                     return False
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
@@ -120,6 +120,7 @@ def check_leaving(det, events, k, d, leave_level):
                     # on the zone being loaded: the hand letting go (what stays is the
                     # piece) or the piece tipping off: the level it settles at will tell
                     det.dropping_k = k
+                    det.wait_k = -1
                 else:
                     level_ref = plateau.level_g  # something else is leaving the ship
             elif plateau.after_release and d < -leave_level:

@@ -92,24 +92,31 @@ def never_let_go(det, plateau, d):
     return (
         not plateau.after_release
         and det.dropping_k is not None
-        and d > -det.floor_g
+        and (d > -det.floor_g or det.wait_k >= 0)  # more going once it was gone: cargo
         and det.table_sense is not None
     )
 
 
-def may_yet_land(det, k, plateau):
+def may_yet_land(det, k, plateau, d):
     """True while a load that never_let_go says went from `plateau` may still be dropping
     onto a zone below (or sliding into the next quarter): its zone's landing clock since the
-    drop began has not run out, and the table has felt nothing since the load stood (a
-    landing there says it went over the side). A piece set down gently that drops onto a
-    lower zone before it was placed is placed where it rested and shifted (detector_slide),
-    not taken for a hand that lifted."""
+    drop began has not run out, the table has felt nothing since the load stood (a landing
+    there says it went over the side), and no more is going (cargo leaving: the load was
+    gone before it). A piece set down gently that drops onto a lower zone before it was
+    placed is placed where it rested and shifted (detector_slide), not taken for a hand
+    that lifted. The wait's first sample is kept (`wait_k`)."""
     table = det.table_sense
     stood_k = plateau.start_k + plateau.n - 1
     if table.struck_k >= stood_k or (table.uses_mat and table.active and table.onset_k >= stood_k):
         return False
+    if d < -det.floor_g:
+        return False
     zone = measure.worst_zone(det.sway.zone_scores(det.area)) if det.area_n else 0
-    return k - det.dropping_k < det.landing_n[zone] + det.late_n
+    if k - det.dropping_k >= det.landing_n[zone] + det.late_n:
+        return False
+    if det.wait_k < 0:
+        det.wait_k = k
+    return True
 
 
 def nothing_rested(det, k, stood=None):
