@@ -128,6 +128,7 @@ HELD_BACK_ROUNDS = {
     21: 83000,
     22: 82000,
     23: 81000,
+    24: 79000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
