@@ -21,8 +21,10 @@ OUTCOMES = st.sampled_from(["landed", "caught", "bounced"])
 
 @st.composite
 def scenes(draw) -> ShipSignal:
-    """Cargo aboard; then a piece let go (pressed or not) that may topple off, while each piece
-    of cargo stays, falls or drops onto another zone, the mat may rock and a hand may touch."""
+    """Cargo aboard; then a piece let go (pressed or not) that may topple off, or slide or hop
+    onto another zone as it is let go, while each piece of cargo stays, falls or drops onto
+    another zone, the mat may rock, a hand may touch, and a hand may rest on the ship at a
+    piece's weight and lift."""
     rate = draw(st.sampled_from([10, 80]))
     table = draw(st.sampled_from(["mat", "piezo", "both", "none"]))
     signal = ShipSignal(seconds=7.0, noise_g=0.1, table=table, rate_hz=rate)
@@ -36,9 +38,14 @@ def scenes(draw) -> ShipSignal:
     _, grams = draw(st.sampled_from(PIECES))
     press = draw(st.sampled_from([0.0, 15.0, 50.0]))
     let_go = signal.place(zone, grams, 2500.0, press_g=press, press_ms=400.0)
-    if draw(st.booleans()):  # it topples off as it is let go, or a moment later
+    fate = draw(st.sampled_from(["stays", "topples", "moves"]))
+    if fate == "topples":  # it topples off as it is let go, or a moment later
         at = let_go + draw(st.floats(0.0, 400.0))
         signal.fall(zone, grams, at, outcome=draw(OUTCOMES), flight_ms=draw(st.floats(120, 300)))
+    elif fate == "moves":  # it slides or hops onto another zone as it is let go, or soon after
+        at = let_go + draw(st.floats(-50.0, 900.0))
+        target = draw(st.integers(1, 10).filter(lambda z: z != zone))
+        signal.shift(zone, target, grams, at, flight_ms=draw(st.floats(30, 250)))
     for source, cargo_g in cargo:
         at = let_go + draw(st.floats(-300.0, 600.0))
         what = draw(st.sampled_from(["stays", "falls", "moves"]))
@@ -54,6 +61,10 @@ def scenes(draw) -> ShipSignal:
     if draw(st.booleans()):
         at = let_go + draw(st.floats(100.0, 2500.0))
         signal.touch([draw(st.integers(1, 10))], draw(st.floats(2.0, 20.0)), at)
+    if draw(st.booleans()):  # a hand rests on a zone at a piece's weight, then lifts
+        _, weight = draw(st.sampled_from(PIECES))
+        at = let_go + draw(st.floats(-1500.0, 1500.0))
+        signal.pulse(draw(st.integers(0, 9)), weight, at, draw(st.floats(300.0, 1500.0)))
     return signal
 
 
