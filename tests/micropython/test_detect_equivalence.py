@@ -27,6 +27,7 @@ FIRMWARE_FILES = [
         "detector_commit.py",
         "detector_episode.py",
         "detector_fall.py",
+        "detector_gone.py",
         "detector_leaving.py",
         "detector_loading.py",
         "detector_measure.py",

@@ -23,7 +23,7 @@ def test_a_piece_put_down_unpressed_that_drops_before_its_wait_is_placed_then_sh
     # shift came out. A person sees it put down on 5 and moved to 3. With a table that weighs
     # (a mat, or the piezo at 80 SPS) the load gone from 5 waited for the table's word at
     # once (8084120): a touch, then a place on 3. It waits for its zone's landing clock
-    # first (detector_place.may_yet_land)
+    # first (detector_gone.may_yet_land)
     grams = ITEMS[item]
     signal = ShipSignal(rate_hz=rate_hz, seconds=6.0, noise_g=0.1, table=table, seed=seed)
     signal.place(source, grams, 500.0, press_g=0.0)

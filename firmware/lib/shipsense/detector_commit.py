@@ -46,7 +46,7 @@ def forget_let_go(det):
     det.released_k = None  # when the hand was seen letting go
     det.gone_k = None  # when a pressed load was seen gone, nothing placed (a topple?)
     det.gone_g = 0.0  # ... the level it stood at, if that may have been a piece alone
-    det.wait_k = -1  # a still load gone with no let-go seen waits from here (may_yet_land)
+    det.wait_k = -1  # a still load gone with no let-go seen waits from here (detector_gone)
     det.hop_zone = -1  # a pressed piece let go of there may have hopped (detector_slide) ...
     det.hop_k = 0  # ... let go of at this sample
 

@@ -8,6 +8,7 @@ right after it was let go.
 """
 
 from shipsense import detector_commit as commit
+from shipsense import detector_gone as gone
 from shipsense import detector_leaving as leaving
 from shipsense import detector_loading as loading
 from shipsense import detector_place as place
@@ -106,14 +107,12 @@ def step(det, events, k, d, sigma_fast):
             )
             if plateau is not None and down and plateau.level_g >= det.floor_g:
                 # it settled back at the old level: the piece itself tipped off
-                if place.pressed_then_gone(det, plateau):
-                    place.nothing_rested(det, k)  # the mat will tell (end_episode)
+                if gone.pressed_then_gone(det, plateau):
+                    gone.nothing_rested(det, k)  # the mat will tell (end_episode)
                     return
-                if place.never_let_go(det, plateau, d):
-                    if place.may_yet_land(det, k, plateau, d):
-                        det.low_run += 1  # still down: what stood before is judged as it was
-                    else:
-                        place.nothing_rested(det, k, plateau)  # the table will tell
+                if gone.table_will_tell(det, k, plateau, d):
+                    if det.dropping_k is not None:  # waiting: still down, and what stood
+                        det.low_run += 1  # before the drop is judged as it was
                     return
                 level = plateau.level_g
                 onset = det.dropping_k

@@ -5,6 +5,7 @@ Each sample (after detector_episode's bookkeeping) `check_leaving` looks for wei
 still stretch once it is weighed, or ends the episode when the ship is back where it was.
 """
 
+from shipsense import detector_gone as gone
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_place as place
@@ -103,14 +104,12 @@ def check_leaving(det, events, k, d, leave_level):
         elif ready and d < plateau.level_g - leave_level:
             det.low_run = det.low_run + 1 if d < det.floor_g or det.wait_k >= 0 else 0
             if det.low_run >= det.low_n:
-                if place.pressed_then_gone(det, plateau):
-                    place.nothing_rested(det, k)  # the mat will tell (end_episode)
+                if gone.pressed_then_gone(det, plateau):
+                    gone.nothing_rested(det, k)  # the mat will tell (end_episode)
                     return False
                 if det.dropping_k is not None and stretch.rested_after_drop(det, k):
                     plateau = det.plateau  # the hand had let go: the piece rested, then left
-                elif place.never_let_go(det, plateau, d):
-                    if not place.may_yet_land(det, k, plateau, d):
-                        place.nothing_rested(det, k, plateau)  # the table will tell
+                elif gone.table_will_tell(det, k, plateau, d):
                     return False
                 level_ref = plateau.level_g  # back to the old level: the piece itself left
             elif det.dropping_k is None:

@@ -93,7 +93,7 @@ PLACE_MARGIN_SE = const(2.5)  # with items, until the weight is this many errors
 _PLAIN_MS = const(850)  # a rise without a seen release is a place once it has held this long
 # ... or when it held this long (4 samples) and then went away again: placed and fallen
 # where the table heard it land, a touch where the table (a mat, or a piezo at 80 SPS) stayed
-# silent (detector_place.never_let_go)
+# silent (detector_gone.never_let_go)
 _PLAIN_DROP_MS = const(350)
 # ... but with items, a still load that fits no piece is a hand still pressing one down (a
 # press is held still for up to ~1.2 s: the zoo's `rough` hands press 0.1-1.5 s, rise and

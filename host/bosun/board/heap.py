@@ -63,6 +63,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_rest",
     "shipsense.detector_stretch",
     "shipsense.detector_place",
+    "shipsense.detector_gone",
     "shipsense.detector_fall",
     "shipsense.detector_shift",
     "shipsense.detector_slide",
