@@ -89,41 +89,43 @@ def test_rr11_a_piece_set_down_gently_that_went_over_the_side_is_placed_and_fall
     assert of_type(events, "touch") == []
 
 
-def test_rr11_a_piece_set_down_gently_that_struck_the_mat_before_its_drop_showed_fell():
-    # issue 11 (zoo-cascades 20221, 10 SPS, a mat): a chest set down on zone 3 with no press
-    # stood 0.9 s, went over the side and struck the mat 0.12 s later, bouncing off: the mat
-    # began to ring before the HX711s showed the deck unloaded. The piece left when its still
-    # level ended, not when the drop showed: the mat's word is in time, a place and a fall
-    items = {"boat": 11.65, "barrel": 6.14, "bottle": 3.26, "crate": 7.57, "chest": 9.22}
-    items.update({"plank": 5.16, "sailor": 4.44, "rat": 2.6})
-    events = detect_excerpt(
-        "zoo_cascades_20221_a_chest_set_down_on_zone_3_bounces_off_the_mat", 10, "mat", items
-    )
-    late = [e for e in events if e["t_ms"] > 135000.0]
-    assert [(e["type"], e.get("zone"), e.get("zones")) for e in of_type(late, "place", "fall")] == [
-        ("place", 3, None),
-        ("fall", None, [3]),
-    ]
-    assert [e["item"] for e in of_type(late, "place")] == ["chest"]
-    assert of_type(late, "touch") == []
+# Corpus excerpts at 10 SPS, each a piece set down with no press that went over the side and
+# struck the table before the HX711s showed its zone unloaded: its calibrated items, the
+# table, and where and what it was (events before `after_ms` are the excerpt's lead-in)
+STRUCK_BEFORE_THE_DROP_SHOWED = {
+    # zoo-cascades 20221, a mat: a chest on zone 3 stood 0.9 s, went over the side and struck
+    # the mat 0.12 s later, bouncing off; the mat rang before the deck showed unloaded
+    "zoo_cascades_20221_a_chest_set_down_on_zone_3_bounces_off_the_mat": (
+        {"boat": 11.65, "barrel": 6.14, "bottle": 3.26, "crate": 7.57, "chest": 9.22}
+        | {"plank": 5.16, "sailor": 4.44, "rat": 2.6},
+        "mat",
+        (3, "chest"),
+        135000.0,
+    ),
+    # classic pool extra4-6034, a piezo alone: a boat on zone 1 stood 0.6 s, went over the
+    # side and struck the table 0.1 s later, two samples before the deck showed unloaded
+    "extra4_6034_a_boat_set_down_on_zone_1_strikes_before_its_drop_shows": (
+        {"boat": 12.11, "barrel": 6.08, "bottle": 3.36, "crate": 7.66, "chest": 9.57}
+        | {"plank": 5.22, "sailor": 4.42, "rat": 2.57},
+        "piezo",
+        (1, "boat"),
+        0.0,
+    ),
+}
 
 
-def test_rr11_a_piece_set_down_gently_off_the_deck_strikes_before_its_drop_shows():
-    # issue 11 (classic pool, extra4-6034 at 10 SPS, a piezo alone): a boat set down on zone 1
-    # with no press stood 0.6 s, went over the side and struck the table 0.1 s later, two
-    # samples before the HX711s showed the deck unloaded. The piece left when its still level
-    # ended, not when the drop showed: the strike is in time, a place and a fall
-    items = {"boat": 12.11, "barrel": 6.08, "bottle": 3.36, "crate": 7.66, "chest": 9.57}
-    items.update({"plank": 5.22, "sailor": 4.42, "rat": 2.57})
-    events = detect_excerpt(
-        "extra4_6034_a_boat_set_down_on_zone_1_strikes_before_its_drop_shows", 10, "piezo", items
-    )
+@pytest.mark.parametrize("name", sorted(STRUCK_BEFORE_THE_DROP_SHOWED))
+def test_rr11_a_piece_set_down_gently_that_struck_the_table_before_its_drop_showed_fell(name):
+    # issue 11: the piece left when its still level ended, not when the drop showed: the
+    # table's word is in time, a place and a fall
+    items, table, (zone, item), after_ms = STRUCK_BEFORE_THE_DROP_SHOWED[name]
+    events = [e for e in detect_excerpt(name, 10, table, items) if e["t_ms"] > after_ms]
     place, fall = of_type(events, "place", "fall")
     assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        1,
-        "boat",
-        [1],
-        ["boat"],
+        zone,
+        item,
+        [zone],
+        [item],
     )
     assert of_type(events, "touch") == []
 

@@ -67,7 +67,11 @@ the weight clearly names one), from the level the ship rested at just before (th
 that rest, not the slow zero-tracking). A still stretch that rose again after the release
 is a hand brushing the fresh piece, not the piece: it is waited out. A rise that holds still
 with no release seen is placed once it has held 0.85 s; with items, longer when its weight
-fits a piece only loosely or not at all (a hand may still be pressing a light piece). At
+fits a piece only loosely or not at all (a hand may still be pressing a light piece). One
+that goes all at once before then (a piece set down gently, or a hand resting at a piece's
+weight) waits out its zone's landing clock (it may drop onto a zone below: a place and a
+shift), then asks the table: a landing is a `place` and a `fall`, silence a `touch`
+(`detector_gone`). At
 10 SPS the HX711 needs three to four conversions to show a step, so a piece may be seen at
 rest for two samples only: such a short rest is the piece when the load then falls back to
 the old level (it tipped off), and is held when more rises until what rises is weighed (a

@@ -98,7 +98,7 @@ def cargo_could_weigh(det, grams, zones):
         aboard.extend(det.cargo.zones[z + 1])
         for weighed in det.cargo.weighed[z + 1]:
             # a piece as it weighed when placed (its name may be the nearer of two)
-            off = grams - weighed if grams > weighed else weighed - grams
+            off = abs(grams - weighed)
             if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
                 return True
     if not aboard:
