@@ -4,7 +4,8 @@ Prints the truth records and the detector's events around `T_MS` of the corpus t
 name contains NAME, then every sample: the total above the detector's committed level (raw
 and fast mean), the zones that moved most, and the detector's episode state (A active, pk
 the peak, rel samples since the release, plat the still stretch level/length, R after the
-release, st the still run, L a leaving pending, D a drop being judged, H a short rest held).
+release, st the still run, L a leaving pending, D a drop being judged, H a short rest held,
+P a touch waiting for the table's word, V a load gone as cargo left, waiting for its fall).
 Held-back sets 3 and 4 and the zoo's held-back sets are not offered: each is looked at once, by
 the benchmark, at the end.
 """
@@ -62,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         zones = " ".join(f"z{i + 1}{det.y[i] - det.ref[i]:+6.2f}" for i in moved)
         plateau = det.plateau
         held = " H" if det.held is not None else ""
+        held += " P" if det.pending is not None else ""
+        held += " V" if det.vanished is not None else ""
         p = (
             "-"
             if plateau is None

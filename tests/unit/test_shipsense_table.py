@@ -110,3 +110,35 @@ def test_a_mat_that_a_piece_hops_off_or_is_still_climbing_is_not_steady():
     for mat in (hopped, rising):
         sense, k = mat_after(mat, 1070.0)
         assert sense.steady_mean(k, 6, 1.3) is None
+
+
+def noisy_mat_events(noise_g_at, landing_ms: float, grams: float, until_ms: float) -> list[dict]:
+    """The events of a mat at 80 SPS with white noise of `noise_g_at(t)` g sd (seeded), a
+    piece of `grams` landing at `landing_ms` and staying."""
+    import random
+
+    rng = random.Random(7)
+    sense = TableSense(samples, True, False)
+    events = []
+    for k in range(int(until_ms / 12.5)):
+        t = k * 12.5
+        value = (grams if t >= landing_ms else 0.0) + rng.gauss(0.0, noise_g_at(t))
+        events += sense.step(k, t, value, None, 1 if landing_ms - 100 <= t else 0) or []
+    return events
+
+
+def test_a_noisy_mat_learns_its_noise_before_judging_and_weighs_a_landing():
+    # the second ship's noisiest mat (0.2 g at 10 SPS, 0.56 g at 80): judged by a guessed
+    # noise it began an episode at once and never held still, and weighed nothing all game
+    events = noisy_mat_events(lambda t: 0.56, 4000.0, 5.2, 7000.0)
+    (land,) = events
+    assert land["type"] == "land" and abs(land["grams"] - 5.2) < 0.5
+    assert land["t_ms"] >= 3900
+
+
+def test_a_mat_noisier_than_it_learned_relearns_and_weighs_a_later_landing():
+    # quiet while it learned, then as noisy as the noisiest mat: the episode its noise began
+    # ends once it has run long past any ring, and a later landing is weighed
+    events = noisy_mat_events(lambda t: 0.05 if t < 600 else 0.56, 9000.0, 5.2, 12000.0)
+    lands = [e for e in events if e["type"] == "land" and e["t_ms"] >= 8900]
+    assert len(lands) == 1 and abs(lands[0]["grams"] - 5.2) < 0.5

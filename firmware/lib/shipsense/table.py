@@ -26,6 +26,13 @@ LAND_MIN_G = 0.8  # a piece that stays on the mat weighs at least this
 GLITCH_MIN_G = 3.0
 TRACK_MS = 4000
 NOISE_MS = 3000
+# The mat's base and noise are learned from its first samples before any episode may begin
+# (the ship's warm-up is as long): a noisy mat judged by a guessed noise would start an
+# episode at once and never find it still.
+LEARN_MS = 600
+# A mat episode this long is no landing ringing out (a ring dies within 500 ms): the mat is
+# noisier than learned, and its noise is learned again as it goes, until it holds still.
+STUCK_MS = 2000
 PIEZO_WAIT_MS = 60  # a piezo hit without a mat change this long after is judged alone ...
 # ... plus the HX711's settling (four output periods, datasheet): the piezo is heard at once,
 # the load cells show the same moment that much later (400 ms at 10 SPS), so a hit is only
@@ -44,6 +51,8 @@ class TableSense:
         self.settle_fall_n = max(3, samples(MAT_SETTLE_FALL_MS))
         self.track_alpha = 1.0 / samples(TRACK_MS)
         self.noise_alpha = 1.0 / samples(NOISE_MS)
+        self.learn_n = samples(LEARN_MS)
+        self.stuck_n = samples(STUCK_MS)
         self.piezo_wait_n = samples(PIEZO_WAIT_MS) + HX711_SETTLE_SAMPLES
         ring_n = self.settle_fall_n
         self.ring = [0.0] * ring_n
@@ -153,6 +162,9 @@ class TableSense:
         ring = self.ring
         ring[k % self.ring_n] = level
         events = None
+        if k < self.learn_n:
+            self._learn(k, level)
+            return None
         change = level - self.base
         trigger = MAT_TRIGGER_SIGMAS * self.sigma()
         if trigger < MAT_TRIGGER_MIN_G:
@@ -182,6 +194,9 @@ class TableSense:
                 self.peak = change
             if change < self.trough:
                 self.trough = change
+            if k - self.onset_k > self.stuck_n:
+                d2 = level - 2.0 * self.prev1 + self.prev2
+                self.var += (d2 * d2 / 6.0 - self.var) * self.noise_alpha
             n = self.settle_fall_n if self.in_fall else self.settle_n
             if k - self.onset_k >= n:
                 mean = self.still_mean(k, n)
@@ -192,6 +207,16 @@ class TableSense:
         self.prev2 = self.prev1
         self.prev1 = level
         return events
+
+    def _learn(self, k: int, level: float) -> None:
+        """One of the mat's first samples: its base is their mean, its noise variance the
+        mean of their second differences' squares over 6."""
+        self.base += (level - self.base) / (k + 1)
+        if k >= 3:  # (the level lags the input by a sample: the first is repeated)
+            d2 = level - 2.0 * self.prev1 + self.prev2
+            self.var += (d2 * d2 / 6.0 - self.var) / (k - 2)
+        self.prev2 = self.prev1
+        self.prev1 = level
 
     def still_mean(self, k: int, n: int) -> "float | None":
         """The mat's mean over its last `n` samples (at most the ring's) if they held still;
