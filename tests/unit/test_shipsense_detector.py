@@ -129,6 +129,26 @@ OTHERSHIP_ITEMS = {
         "sailor": 3.6,
         "rat": 2.47,
     },
+    6: {
+        "boat": 12.41,
+        "chest": 9.2,
+        "crate": 7.6,
+        "barrel": 6.1,
+        "plank": 5.2,
+        "sailor": 3.5,
+        "bottle": 4.3,
+        "rat": 2.4,
+    },
+    900: {
+        "boat": 11.95,
+        "chest": 8.87,
+        "crate": 7.33,
+        "barrel": 5.88,
+        "plank": 5.01,
+        "sailor": 3.37,
+        "bottle": 4.15,
+        "rat": 2.31,
+    },
 }
 
 
@@ -622,6 +642,46 @@ def test_rr11_a_piece_that_toppled_as_cargo_fell_is_weighed_by_what_the_mat_took
     # the boat's fall waits for the mat's verdict on everything that landed
     (fall,) = [e for e in of_type(events, "fall") if e["zones"] == [zone]]
     assert fall["t_ms"] == place["t_ms"] and fall["decided_ms"] >= fall["t_ms"]
+
+
+@pytest.mark.parametrize(
+    ("name", "items", "toppled", "cargo"),
+    [
+        (
+            "othership_900_a_chest_toppled_as_a_sailor_slid_off_zone_10",
+            OTHERSHIP_ITEMS[900],
+            (10, "chest"),
+            (10, 3.46),
+        ),
+        (
+            "othership_6_a_bottle_toppled_as_a_chest_slid_off_zone_3",
+            OTHERSHIP_ITEMS[6],
+            (1, "bottle"),
+            (3, 9.44),
+        ),
+    ],
+    ids=["900: yard 10, then the same yard", "6: zone 1, then zone 3"],
+)
+def test_rr11_a_topple_still_ringing_the_mat_as_cargo_began_to_leave_is_weighed_beyond_it(
+    name, items, toppled, cargo
+):
+    # issue 11 (the second ship's seeds 900 and 6, 80 SPS): a hand pressed a piece onto a zone
+    # and it toppled off as the hand let go, the rise vanished, and the mat still rang with
+    # the piece when cargo began to leave. The touch stood and the piece was never named.
+    # Once the cargo fell and the mat settled, what the mat took beyond the cargo is the
+    # toppled piece: a place and a fall, and no touch
+    events = detect_excerpt(name, 80, "mat", items)
+    assert of_type(events, "touch") == []
+    zone, item = toppled
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (zone, item)
+    cargo_fall, topple_fall = of_type(events, "fall")
+    assert cargo_fall["zones"] == [cargo[0]]
+    assert cargo_fall["grams"] + topple_fall["grams"] == pytest.approx(
+        cargo[1] + items[item], rel=0.12
+    )
+    assert (topple_fall["zones"], topple_fall["items"]) == ([zone], [item])
+    assert topple_fall["t_ms"] == place["t_ms"] < cargo_fall["t_ms"]
 
 
 def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple():

@@ -125,7 +125,8 @@ class PendingTouch:
     to change since.
     One that vanished as cargo began to leave (at `leave_k`, detector_topple.note_vanished)
     also counts what fell (`cargo_g`, None for a plain touch) and what landed on the mat
-    (`landed_g`); it is sent as no touch (the episode decided the cargo)."""
+    (`landed_g`); it is sent as no touch (the episode decided the cargo), unless it was a
+    touch first (`owed`: detector_topple.cargo_leaving)."""
 
     def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch
@@ -139,12 +140,13 @@ class PendingTouch:
         self.cargo_g = None
         self.landed_g = 0.0
         self.leave_k = 0  # the sample the cargo began to leave at
+        self.owed = False
 
 
 def touch_after_all(det, events):
     """The rise waiting for the table (`det.pending`), if any, was a touch: send it."""
     if det.pending is not None:
-        if det.pending.cargo_g is None:
+        if det.pending.cargo_g is None or det.pending.owed:
             send_waited(det, events, det.pending.touch)
         det.pending = None
 

@@ -82,8 +82,10 @@ def pending_step(det, k, table_events, events):
 def cargo_leaving(det, k, onset, events):
     """Cargo began to leave at sample `onset` while a rise that vanished waits for the table.
     A mat that began to change since the rise, and before the cargo, felt the toppled piece:
-    if it already holds a steady weight, that decides now (the cargo may land on it next).
-    Else the touch stands."""
+    if it already holds a steady weight, that decides now (the cargo may land on it next);
+    if it still rings, what it takes beyond the cargo once the cargo fell and the mat settled
+    is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
+    was none). Else the touch stands."""
     pending = det.pending
     if pending is None or pending.cargo_g is not None:
         return  # a load that vanished as cargo left before counts this cargo too
@@ -98,6 +100,11 @@ def cargo_leaving(det, k, onset, events):
             if grams is not None:
                 resolve_topple(det, grams, events)
                 return
+        pending.owed = True
+        pending.leave_k = onset
+        det.vanished = pending
+        det.pending = None
+        return
     records.touch_after_all(det, events)
 
 
@@ -119,6 +126,7 @@ def note_vanished(det, k, onset, zones):
         or det.area_n == 0
         or det.peak < det.floor_g
         or det.pending is not None
+        or det.vanished is not None
     ):
         return
     zone = measure.worst_zone(det.sway.zone_scores(det.area))
@@ -179,7 +187,7 @@ def cargo_step(det, k, table_events, events):
         pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
     if det.state == records.LEAVING or table.active:
         if k > pending.until_k + det.cargo_wait_n:
-            det.pending = None  # the ship or the mat never came to rest: nothing said
+            records.touch_after_all(det, events)  # the ship or the mat never came to rest
         return
     if k > pending.until_k or pending.landed_g > 0.0:
         resolve_topple(det, pending.landed_g - pending.cargo_g, events)
@@ -236,7 +244,7 @@ def resolve_topple(det, grams, events):
     touch = pending.touch
     det.pending = None
     if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
-        if pending.cargo_g is None:
+        if pending.cargo_g is None or pending.owed:
             records.send_waited(det, events, touch)
         return False
     now = det.t_ring[det.k % det.history_n]
