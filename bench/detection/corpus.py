@@ -92,8 +92,23 @@ COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", 
 # `wear` (seeds 20700-20723) came after round 3, appended likewise; its only held-back set is
 # round 4's `zoo-wear-held-back-4` (80700-80723), fixed and committed with the family before
 # anything ran on it.
-ZOO_FAMILIES = ("slides", "topples", "cascades", "sway", "rough", "mixed", "sensors", "wear")
-EARLIER = [(n, name) for n, name in enumerate(ZOO_FAMILIES) if name != "wear"]  # rounds 1-3
+# `tables` (seeds 20800-20823, 30800-30823) came after round 24, appended likewise, when the
+# other ship (bench/othership) showed a mat noisier than the zoo drew; its first held-back set
+# is round 25's `zoo-tables-held-back-25` (78800-78823), fixed and committed with the family
+# before anything ran on it. Rounds 4-24 hold no `tables` set.
+ZOO_FAMILIES = (
+    "slides",
+    "topples",
+    "cascades",
+    "sway",
+    "rough",
+    "mixed",
+    "sensors",
+    "wear",
+    "tables",
+)
+LATER = {"wear": 4, "tables": 25}  # families that came later: their first held-back round
+EARLIER = [(n, name) for n, name in enumerate(ZOO_FAMILIES) if name not in LATER]  # rounds 1-3
 ZOO_COMBOS = tuple(itertools.product((80, 10), ("mat", "piezo", "both")))
 ZOO_SIZE = 24
 ZOO = {f"zoo-{name}": 20000 + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
@@ -133,7 +148,11 @@ HELD_BACK_ROUNDS = {
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
-        {f"zoo-{name}-held-back-{_round}": _base + 100 * n for n, name in enumerate(ZOO_FAMILIES)}
+        {
+            f"zoo-{name}-held-back-{_round}": _base + 100 * n
+            for n, name in enumerate(ZOO_FAMILIES)
+            if LATER.get(name, 0) <= _round
+        }
     )
 POOLS["zoo-tuning"] = tuple(ZOO)  # every zoo family's tuning set, scored as one
 # Round 6 tuned on a second set per family, `zoo-FAMILY-2` (seeds 30000 + 100 n + i, the same

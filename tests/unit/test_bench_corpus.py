@@ -40,6 +40,8 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
     ("half", "family", "seed"),
     [
         ("zoo-wear-held-back-4", "wear", 80700),
+        ("zoo-tables-held-back-25", "tables", 78800),
+        ("zoo-tables-2", "tables", 30800),
         ("zoo-slides-held-back-3", "slides", 70000),
         ("zoo-mixed-2", "mixed", 30500),
         ("zoo-sway-held-back-6", "sway", 95300),
@@ -48,6 +50,16 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
     spec = corpus.specs(half, tmp_path)[0]
     assert (spec.level, spec.seed) == (family, seed)
+
+
+def test_a_family_that_came_later_has_no_held_back_set_in_rounds_before_it():
+    # a held-back set is fixed before anything runs on its family: `tables` came after round
+    # 24 was run, `wear` after round 3
+    assert "zoo-tables-held-back-24" not in corpus.ZOO_SETS
+    assert "zoo-wear-held-back-3" not in corpus.ZOO_SETS
+    assert "zoo-wear-held-back-24" in corpus.ZOO_SETS
+    seeds = [base + i for base in corpus.ZOO_SETS.values() for i in range(corpus.ZOO_SIZE)]
+    assert len(seeds) == len(set(seeds))  # no two sets share a ship
 
 
 def test_a_folder_of_traces_is_read_by_each_truths_session_record(tmp_path, monkeypatch):

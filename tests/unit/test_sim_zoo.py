@@ -39,6 +39,19 @@ def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed,
     assert found == BEFORE_SENSOR_EFFECTS[(level, seed, rate, table)]
 
 
+def test_the_tables_family_draws_mats_far_noisier_than_hard_and_nothing_else_changed():
+    from bosun.sim.params import NOISE_RATIO_10_TO_80
+
+    tables, normal = FAMILIES["tables"], level_named("normal")
+    mats = [ShipParams.draw(tables, seed).sensors.noise_g_rms[10] for seed in range(40)]
+    assert all(0.15 <= g <= 0.6 for g in mats) and max(mats) > 0.5  # hard's worst is 0.3
+    slow = ShipParams.draw(tables, 3, rate_sps=10).sensors.noise_g_rms[10]
+    assert slow == pytest.approx(
+        ShipParams.draw(tables, 3).sensors.noise_g_rms[10] * NOISE_RATIO_10_TO_80, abs=1e-3
+    )
+    assert tables.noise_g_rms == normal.noise_g_rms and tables.hands == normal.hands
+
+
 def test_the_sensors_family_draws_each_ship_within_its_ranges():
     ships = [ShipParams.draw(FAMILIES["sensors"], seed).sensors for seed in range(40)]
     factors = [c for s in ships for c in s.calibration]

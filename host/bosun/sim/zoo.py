@@ -47,6 +47,12 @@ Named behaviours (the ranges each family draws from):
   a knuckle's rap being 3, holds the output high for `piezo_latch_ms` 50-300 ms, so strikes
   meanwhile are not heard apart). The power-up error, gain drift and saturation strength are
   drawn per ship, the zero steps, latches and hops as they happen, each from its own stream.
+- the table under the ship (`tables`, on `normal`): a load mat as noisy as 0.6 g rms at
+  80 SPS (`mat_noise_g_rms` 0.15-0.6; 0.56 of that at 10 SPS, as the datasheet has it), twice
+  the `hard` mat's worst: a cheap mat's cell, its long lead by the ship's power cable. The other,
+  separately written ship (bench/othership) drew mats this noisy, and bosun's mat, judged by a
+  guessed noise, began an episode at once and never ended it (round I, seed 900). Only the
+  mat is noisier; everything else is `normal`.
 Not modelled: a gain change mid-session (the HX711's channel or gain switched, with its
 unsettled reading), a cell that creeps back after its zero stepped, a piece hopping off the
 mat's edge.
@@ -145,6 +151,7 @@ FAMILIES: dict[str, Level] = {
         piezo_latch_ms=(50.0, 300.0),
         hands=replace(NORMAL.hands, hop_count=(0, 3), hop_air_ms=(20.0, 120.0)),
     ),
+    "tables": replace(NORMAL, name="tables", mat_noise_g_rms=(0.15, 0.6)),
 }
 
 
