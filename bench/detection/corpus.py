@@ -145,6 +145,7 @@ HELD_BACK_ROUNDS = {
     23: 81000,
     24: 79000,
     25: 78000,
+    26: 77000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
