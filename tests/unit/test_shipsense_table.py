@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+import random
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_shipsense_detector import ITEMS, detect, of_type
 from test_shipsense_signals import ShipSignal
 
@@ -115,8 +119,6 @@ def test_a_mat_that_a_piece_hops_off_or_is_still_climbing_is_not_steady():
 def noisy_mat_events(noise_g_at, landing_ms: float, grams: float, until_ms: float) -> list[dict]:
     """The events of a mat at 80 SPS with white noise of `noise_g_at(t)` g sd (seeded), a
     piece of `grams` landing at `landing_ms` and staying."""
-    import random
-
     rng = random.Random(7)
     sense = TableSense(samples, True, False)
     events = []
@@ -142,3 +144,36 @@ def test_a_mat_noisier_than_it_learned_relearns_and_weighs_a_later_landing():
     events = noisy_mat_events(lambda t: 0.05 if t < 600 else 0.56, 9000.0, 5.2, 12000.0)
     lands = [e for e in events if e["type"] == "land" and e["t_ms"] >= 8900]
     assert len(lands) == 1 and abs(lands[0]["grams"] - 5.2) < 0.5
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rate=st.sampled_from([10, 80]),
+    noise_g=st.floats(0.01, 0.8),
+    base_g=st.floats(-30.0, 30.0),
+    grams=st.floats(2.5, 30.0),
+    landing_s=st.floats(2.0, 8.0),
+    seed=st.integers(0, 2**16),
+)
+def test_a_mat_of_any_noise_ends_every_episode_and_weighs_what_landed(
+    rate, noise_g, base_g, grams, landing_s, seed
+):
+    # whatever the mat's noise (to past the second ship's 0.56 g) and its tare, no episode
+    # runs on: each ends within the stuck time and the relearning after it, and a piece that
+    # landed and stayed is weighed once the mat holds still (RR13a: what reached the table)
+    rng = random.Random(seed)
+    period = 1000.0 / rate
+    sense = TableSense(lambda ms: max(1, round(ms / period)), True, False)
+    landing_ms, until_ms = landing_s * 1000.0, landing_s * 1000.0 + 12000.0
+    events = []
+    for k in range(int(until_ms / period)):
+        t = k * period
+        value = base_g + (grams if t >= landing_ms else 0.0) + rng.gauss(0.0, noise_g)
+        events += sense.step(k, t, value, None, 1 if t >= landing_ms - 100 else 0) or []
+        if sense.active:
+            assert (k - sense.onset_k) * period <= 8000.0, "a mat episode that never ends"
+    assert not sense.active or (until_ms - sense.onset_t) <= 8000.0
+    lands = [e for e in events if e["type"] == "land" and e["t_ms"] >= landing_ms - 200]
+    if grams >= 6.0 * noise_g * 1.5 + 1.0:  # well above what the noise may hide
+        weighed = sum(e["grams"] for e in lands)
+        assert weighed == pytest.approx(grams, abs=max(1.0, 0.12 * grams))

@@ -27,9 +27,11 @@ GLITCH_MIN_G = 3.0
 TRACK_MS = 4000
 NOISE_MS = 3000
 # The mat's base and noise are learned from its first samples before any episode may begin
-# (the ship's warm-up is as long): a noisy mat judged by a guessed noise would start an
-# episode at once and never find it still.
+# (the ship's warm-up is as long, but at least LEARN_MIN samples: at 10 SPS six would leave
+# the noise a guess): a noisy mat judged by a guessed noise would start an episode at once
+# and never find it still.
 LEARN_MS = 600
+LEARN_MIN = 16
 # A mat episode this long is no landing ringing out (a ring dies within 500 ms): the mat is
 # noisier than learned, and its noise is learned again as it goes, until it holds still.
 STUCK_MS = 2000
@@ -51,7 +53,7 @@ class TableSense:
         self.settle_fall_n = max(3, samples(MAT_SETTLE_FALL_MS))
         self.track_alpha = 1.0 / samples(TRACK_MS)
         self.noise_alpha = 1.0 / samples(NOISE_MS)
-        self.learn_n = samples(LEARN_MS)
+        self.learn_n = max(LEARN_MIN, samples(LEARN_MS))
         self.stuck_n = samples(STUCK_MS)
         self.piezo_wait_n = samples(PIEZO_WAIT_MS) + HX711_SETTLE_SAMPLES
         ring_n = self.settle_fall_n
