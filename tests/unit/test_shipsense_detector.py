@@ -139,6 +139,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.3,
         "rat": 2.4,
     },
+    918: {
+        "boat": 12.45,
+        "chest": 9.24,
+        "crate": 7.63,
+        "barrel": 6.13,
+        "plank": 5.22,
+        "sailor": 3.52,
+        "bottle": 4.32,
+        "rat": 2.41,
+    },
     900: {
         "boat": 11.95,
         "chest": 8.87,
@@ -682,6 +692,43 @@ def test_rr11_a_topple_still_ringing_the_mat_as_cargo_began_to_leave_is_weighed_
     )
     assert (topple_fall["zones"], topple_fall["items"]) == ([zone], [item])
     assert topple_fall["t_ms"] == place["t_ms"] < cargo_fall["t_ms"]
+
+
+def test_rr11_a_piece_let_go_as_cargo_began_to_tip_elsewhere_weighs_itself_not_the_net():
+    # issue 11 (the second ship's seed 918, 80 SPS): a hand pressed a crate onto yard 5 at
+    # 44 g and let go; the chest on yard 10 had begun to tip and fell 230 ms later. The crate
+    # stood still while the chest's zone already read 0.8 g light, and the total it was
+    # weighed by held that loss: a barrel of 6.27 g, and the chest's fall 7.77 g, a crate.
+    # What the falling zone had lost as the crate stood was the chest's: the crate weighs
+    # what it is, and the chest falls whole
+    events = detect_excerpt(
+        "othership_918_a_crate_let_go_on_zone_5_as_a_chest_tipped_off_zone_10",
+        80,
+        "mat",
+        OTHERSHIP_ITEMS[918],
+    )
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (5, "crate")
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([10], ["chest"])
+    assert fall["grams"] == pytest.approx(9.52, abs=1.0)
+
+
+def test_a_loss_the_fresh_pieces_own_zone_does_not_show_is_not_added_to_it():
+    # issue 11, guard rail (classic extra6-7046, 10 SPS, piezo): a bottle let go on yard 7
+    # as the rat on yard 8 tipped off. Yard 8 read 1.3 g light as the bottle stood, but yard 7
+    # had gained less than the total (its neighbours' share, and sway): booked with the bottle
+    # that loss made a 4.98 g plank, and the rat's fall took the bottle's zone with it
+    items = {"boat": 11.71, "barrel": 5.96, "bottle": 3.41, "crate": 7.56, "chest": 9.36}
+    items |= {"plank": 5.36, "sailor": 4.53, "rat": 2.55}
+    events = detect_excerpt(
+        "extra6_7046_a_bottle_let_go_on_zone_7_as_a_rat_tipped_off_zone_8", 10, "piezo", items
+    )
+    place = of_type(events, "place")[-1]
+    assert (place["zone"], place["item"]) == (7, "bottle")
+    assert place["grams"] == pytest.approx(3.44, abs=1.0)
+    fall = of_type(events, "fall")[-1]
+    assert (fall["zones"], fall["items"]) == ([8], ["rat"])
 
 
 def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple():

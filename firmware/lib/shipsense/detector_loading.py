@@ -135,7 +135,7 @@ def check_leaving(det, events, k, d, leave_level):
     if det.leave_run < needed:
         return False
     if level_ref:
-        if place.decide_place(det, events, k):
+        if place.decide_place(det, events, k, True):
             return True  # the still stretch showed cargo leaving too: noticed with it
         d -= level_ref
     leaving.notice(det, events, k, d, leave_level)

@@ -134,9 +134,11 @@ def mat_took(det, grams):
     return off <= tuning.MAT_TOOK_G or off <= tuning.MAT_TOOK_FRACTION * table.landed_g
 
 
-def decide_place(det, events, k):
+def decide_place(det, events, k, cargo_leaving=False):
     """Place what rests in the latest still stretch (and a held rest before it); True if
-    cargo that left other zones meanwhile was noticed leaving too (a cascade: LEAVING)."""
+    cargo that left other zones meanwhile was noticed leaving too (a cascade: LEAVING).
+    `cargo_leaving`: cargo on other zones is leaving now, so what they had lost already as the
+    piece rested was theirs (tipping_loss)."""
     plateau = det.plateau
     grams = plateau.level_g
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
@@ -172,6 +174,8 @@ def decide_place(det, events, k):
     cascade = cascade_loss(det, k, grams, change)
     if cascade is not None:
         grams += cascade.grams  # the piece weighs what its zone gained, not the net change
+    elif cargo_leaving:
+        grams += tipping_loss(det, k, grams, change)
     target = measure.worst_zone(det.sway.zone_scores(change))  # where it rests
     source = slide.hop_source(det, grams, change, target) if cascade is None else -1
     if source >= 0:
@@ -192,6 +196,34 @@ def decide_place(det, events, k):
     since = cascade.onset_k if cascade.onset_k > plateau.start_k else plateau.start_k
     leaving.notice(det, events, k, d, det.leave_level, cascade.onset_k, since)
     return True
+
+
+def tipping_loss(det, k, grams, change):
+    """What the zones that are losing cargo now had lost already while the fresh piece
+    rested at `grams` (the total's change), as the still stretch's zone `change` shows it
+    against where each stood as the loading began (a standing deficit is an earlier
+    misjudgement), sway fitted out: cargo that began to tip as the piece was let go weighs
+    on the total the piece is weighed by. Booked with the piece, it counts in the cargo's
+    fall. No more than the piece's own zone gained beyond the total (a loss it does not
+    show was sway, or a hand); 0 if none."""
+    zone = measure.place_zone(det, change)
+    room = change[zone] - grams
+    if room <= 0.0:
+        return 0.0
+    since = [change[i] - det.loading_change[i] for i in range(det.n_zones)]
+    now = measure.zone_change(det, k, det.fast_n)
+    fitted = [zone]
+    for i in measure.losing_zones(det, now, -sum(now)):
+        if i != zone and det.ref[i] >= det.floor_g and since[i] < 0.0:
+            fitted.append(i)
+    if len(fitted) == 1:
+        return 0.0
+    amplitudes = det.sway.zone_amplitudes(since, fitted)
+    lost = 0.0
+    for j in range(1, len(fitted)):
+        if amplitudes[j] < 0.0:
+            lost -= amplitudes[j]
+    return lost if lost < room else room
 
 
 def cascade_loss(det, k, grams, change):
