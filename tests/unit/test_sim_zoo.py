@@ -9,6 +9,7 @@ import json
 import pytest
 
 from bosun.sim import ShipParams, VirtualShip, random_session
+from bosun.sim.params import NOISE_RATIO_10_TO_80
 from bosun.sim.trace_io import format_sample
 from bosun.sim.zoo import FAMILIES, level_named
 
@@ -40,8 +41,6 @@ def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed,
 
 
 def test_the_tables_family_draws_mats_far_noisier_than_hard_and_nothing_else_changed():
-    from bosun.sim.params import NOISE_RATIO_10_TO_80
-
     tables, normal = FAMILIES["tables"], level_named("normal")
     mats = [ShipParams.draw(tables, seed).sensors.noise_g_rms[10] for seed in range(40)]
     assert all(0.15 <= g <= 0.6 for g in mats) and max(mats) > 0.5  # hard's worst is 0.3
