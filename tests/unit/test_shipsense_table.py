@@ -116,23 +116,29 @@ def test_a_mat_that_a_piece_hops_off_or_is_still_climbing_is_not_steady():
         assert sense.steady_mean(k, 6, 1.3) is None
 
 
-def noisy_mat_events(noise_g_at, landing_ms: float, grams: float, until_ms: float) -> list[dict]:
-    """The events of a mat at 80 SPS with white noise of `noise_g_at(t)` g sd (seeded), a
-    piece of `grams` landing at `landing_ms` and staying."""
-    rng = random.Random(7)
-    sense = TableSense(samples, True, False)
-    events = []
-    for k in range(int(until_ms / 12.5)):
-        t = k * 12.5
-        value = (grams if t >= landing_ms else 0.0) + rng.gauss(0.0, noise_g_at(t))
-        events += sense.step(k, t, value, None, 1 if landing_ms - 100 <= t else 0) or []
-    return events
+def noisy_mat(
+    noise_g_at, landing_ms: float, grams: float, until_ms: float, rate=80, base_g=0.0, seed=7
+) -> tuple[list[dict], float]:
+    """A mat at `rate` SPS tared at `base_g`, with white noise of `noise_g_at(t)` g sd
+    (seeded), a piece of `grams` landing at `landing_ms` and staying: its events, and the
+    longest any of its episodes ran (ms; one still running counts to the end)."""
+    rng = random.Random(seed)
+    period = 1000.0 / rate
+    sense = TableSense(lambda ms: max(1, round(ms / period)), True, False)
+    events, longest = [], 0.0
+    for k in range(int(until_ms / period)):
+        t = k * period
+        value = base_g + (grams if t >= landing_ms else 0.0) + rng.gauss(0.0, noise_g_at(t))
+        events += sense.step(k, t, value, None, 1 if t >= landing_ms - 100 else 0) or []
+        if sense.active:
+            longest = max(longest, (k - sense.onset_k) * period)
+    return events, longest
 
 
 def test_a_noisy_mat_learns_its_noise_before_judging_and_weighs_a_landing():
     # the second ship's noisiest mat (0.2 g at 10 SPS, 0.56 g at 80): judged by a guessed
     # noise it began an episode at once and never held still, and weighed nothing all game
-    events = noisy_mat_events(lambda t: 0.56, 4000.0, 5.2, 7000.0)
+    events, _ = noisy_mat(lambda t: 0.56, 4000.0, 5.2, 7000.0)
     (land,) = events
     assert land["type"] == "land" and abs(land["grams"] - 5.2) < 0.5
     assert land["t_ms"] >= 3900
@@ -141,7 +147,7 @@ def test_a_noisy_mat_learns_its_noise_before_judging_and_weighs_a_landing():
 def test_a_mat_noisier_than_it_learned_relearns_and_weighs_a_later_landing():
     # quiet while it learned, then as noisy as the noisiest mat: the episode its noise began
     # ends once it has run long past any ring, and a later landing is weighed
-    events = noisy_mat_events(lambda t: 0.05 if t < 600 else 0.56, 9000.0, 5.2, 12000.0)
+    events, _ = noisy_mat(lambda t: 0.05 if t < 600 else 0.56, 9000.0, 5.2, 12000.0)
     lands = [e for e in events if e["type"] == "land" and e["t_ms"] >= 8900]
     assert len(lands) == 1 and abs(lands[0]["grams"] - 5.2) < 0.5
 
@@ -161,18 +167,11 @@ def test_a_mat_of_any_noise_ends_every_episode_and_weighs_what_landed(
     # whatever the mat's noise (to past the second ship's 0.56 g) and its tare, no episode
     # runs on: each ends within the stuck time and the relearning after it, and a piece that
     # landed and stayed is weighed once the mat holds still (RR13a: what reached the table)
-    rng = random.Random(seed)
-    period = 1000.0 / rate
-    sense = TableSense(lambda ms: max(1, round(ms / period)), True, False)
-    landing_ms, until_ms = landing_s * 1000.0, landing_s * 1000.0 + 12000.0
-    events = []
-    for k in range(int(until_ms / period)):
-        t = k * period
-        value = base_g + (grams if t >= landing_ms else 0.0) + rng.gauss(0.0, noise_g)
-        events += sense.step(k, t, value, None, 1 if t >= landing_ms - 100 else 0) or []
-        if sense.active:
-            assert (k - sense.onset_k) * period <= 8000.0, "a mat episode that never ends"
-    assert not sense.active or (until_ms - sense.onset_t) <= 8000.0
+    landing_ms = landing_s * 1000.0
+    events, longest = noisy_mat(
+        lambda t: noise_g, landing_ms, grams, landing_ms + 12000.0, rate, base_g, seed
+    )
+    assert longest <= 8000.0, "a mat episode that never ends"
     lands = [e for e in events if e["type"] == "land" and e["t_ms"] >= landing_ms - 200]
     if grams >= 6.0 * noise_g * 1.5 + 1.0:  # well above what the noise may hide
         weighed = sum(e["grams"] for e in lands)

@@ -15,7 +15,14 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import (
+    ITEMS,
+    OTHERSHIP_ITEMS,
+    assert_placed_and_fell,
+    detect,
+    detect_excerpt,
+    of_type,
+)
 from test_shipsense_signals import MAT, ShipSignal
 
 from shipsense.detector import Detector
@@ -120,13 +127,7 @@ def test_rr11_a_piece_set_down_gently_that_struck_the_table_before_its_drop_show
     # table's word is in time, a place and a fall
     items, table, (zone, item), after_ms = STRUCK_BEFORE_THE_DROP_SHOWED[name]
     events = [e for e in detect_excerpt(name, 10, table, items) if e["t_ms"] > after_ms]
-    place, fall = of_type(events, "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        zone,
-        item,
-        [zone],
-        [item],
-    )
+    assert_placed_and_fell(events, zone, item)
     assert of_type(events, "touch") == []
 
 
