@@ -718,6 +718,27 @@ def test_rr11_a_piece_let_go_as_cargo_began_to_tip_elsewhere_weighs_itself_not_t
     assert fall["grams"] == pytest.approx(9.52, abs=1.0)
 
 
+def test_rr11_a_piece_let_go_as_cargo_tips_weighs_what_its_neighbours_read_of_it_too():
+    # issue 11 (the second ship's seed 2, 80 SPS, mat and piezo): a hand pressed a chest onto
+    # yard 8 and let go; 300 ms later the crate on yard 9 tipped off. The chest's own zone
+    # read 7.4 g and its neighbours 1.1 g more; the total it stood at (7.2 g) already held
+    # yard 9's first 1.3 g. That loss was credited to the crate only up to what yard 8 alone
+    # had gained beyond the total (0.2 g): the chest became a 7.4 g crate and the crate's
+    # fall a 6.1 g barrel. What its neighbours read of it is the piece's weight too
+    items = {"boat": 12.38, "barrel": 6.09, "bottle": 4.29, "crate": 7.59, "chest": 9.18}
+    items |= {"plank": 5.19, "sailor": 3.49, "rat": 2.4}
+    events = detect_excerpt(
+        "othership_2_a_chest_let_go_on_zone_8_as_a_crate_tipped_off_zone_9", 80, "both", items
+    )
+    first, chest = of_type(events, "place")
+    assert (first["zone"], first["item"]) == (9, "crate")
+    assert chest["zone"] == 8
+    assert "chest" in [chest["item"], *chest.get("alternatives", [])]
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([9], ["crate"])
+    assert fall["grams"] == pytest.approx(7.77, abs=1.0)
+
+
 def test_a_loss_the_fresh_pieces_own_zone_does_not_show_is_not_added_to_it():
     # issue 11, guard rail (classic extra6-7046, 10 SPS, piezo): a bottle let go on yard 7
     # as the rat on yard 8 tipped off. Yard 8 read 1.3 g light as the bottle stood, but yard 7

@@ -204,10 +204,12 @@ def tipping_loss(det, k, grams, change):
     against where each stood as the loading began (a standing deficit is an earlier
     misjudgement), sway fitted out: cargo that began to tip as the piece was let go weighs
     on the total the piece is weighed by. Booked with the piece, it counts in the cargo's
-    fall. No more than the piece's own zone gained beyond the total (a loss it does not
-    show was sway, or a hand); 0 if none."""
+    fall. No more than the piece's zone, with what its neighbours read of it (crosstalk),
+    gained beyond the total (a loss it does not show was sway, or a hand); 0 if none."""
     zone = measure.place_zone(det, change)
     room = change[zone] - grams
+    for _other, share in measure.crosstalk_shares(det, zone, change[zone], change, None):
+        room += share
     if room <= 0.0:
         return 0.0
     since = [change[i] - det.loading_change[i] for i in range(det.n_zones)]
