@@ -739,6 +739,38 @@ def test_rr11_a_piece_let_go_as_cargo_tips_weighs_what_its_neighbours_read_of_it
     assert fall["grams"] == pytest.approx(7.77, abs=1.0)
 
 
+OTHERSHIP_8_ITEMS = {"boat": 12.58, "barrel": 6.19, "bottle": 4.36, "crate": 7.71, "chest": 9.34}
+OTHERSHIP_8_ITEMS |= {"plank": 5.28, "sailor": 3.55, "rat": 2.44}
+
+
+def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall():
+    # issue 11 (the second ship's seed 8, 80 SPS, mat and piezo): nothing fell, but yard 5
+    # and the zones about it settled 1.4 g lower over a third of a second (the ship's level
+    # moving as a hand worked at the table). 0.6 of a rat, it was booked as a rat's fall,
+    # though the mat and the piezo, given the time a piece needs to strike them, felt nothing
+    events = detect_excerpt(
+        "othership_8_the_ship_settles_1_4_g_lower_and_the_table_hears_nothing",
+        80,
+        "both",
+        OTHERSHIP_8_ITEMS,
+    )
+    assert_no_cargo_events(events)
+    (stay,) = of_type(events, "stay")
+    assert stay["grams"] == pytest.approx(1.4, abs=0.3)
+
+
+def test_rr11_a_piece_that_reads_light_is_a_fall_when_the_table_takes_it():
+    # guard rail (the second ship's seed 1020, 80 SPS, mat): a rat of 2.4 g left yard 8 and
+    # its zone read 1.5 g of it going; the mat took it, so it fell, however light it read
+    items = {"boat": 12.52, "barrel": 6.16, "bottle": 4.34, "crate": 7.68, "chest": 9.29}
+    items |= {"plank": 5.25, "sailor": 3.54, "rat": 2.42}
+    events = detect_excerpt(
+        "othership_1020_a_rat_that_reads_light_falls_onto_the_mat", 80, "mat", items
+    )
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([8], ["rat"])
+
+
 def test_a_loss_the_fresh_pieces_own_zone_does_not_show_is_not_added_to_it():
     # issue 11, guard rail (classic extra6-7046, 10 SPS, piezo): a bottle let go on yard 7
     # as the rat on yard 8 tipped off. Yard 8 read 1.3 g light as the bottle stood, but yard 7

@@ -105,9 +105,11 @@ def fall_before_hand(det, events, k):
     return True
 
 
-def decide_fall(det, events, k, drop, w, end_k):
+def decide_fall(det, events, k, drop, w, end_k, unheard=False):
     """`drop` grams left the ship (weighed over `w` samples up to `end_k`): a `fall`, or a
-    `stay` when lighter than any piece; the zones and the cargo list lose it."""
+    `stay` when lighter than any piece, or well under the lightest and `unheard` by the
+    table (leaving.unheard_light_loss: nothing fell, the level moved); the zones and the
+    cargo list lose it."""
     leave = det.leave
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
@@ -126,7 +128,7 @@ def decide_fall(det, events, k, drop, w, end_k):
             zones.append(z)
     zones.sort()
     now = det.t_ring[det.k % det.history_n]
-    light = drop < det.floor_g
+    light = drop < det.floor_g or (unheard and drop < tuning.LIGHT_DOUBT * det.lightest_g)
     if light:
         # lighter than any piece: no fall, and nothing aboard went (a hand that rested on
         # the ship, drift): the weight stays off the zones that lost it

@@ -218,7 +218,34 @@ def step(det, events, k, d, sigma_fast):
     if fall.hand_on_fresh_piece(det, drop, k, w):
         fall.unweigh_hand(det, events, k, drop)
         return
-    fall.decide_fall(det, events, k, drop, w, k)
+    unheard = unheard_light_loss(det, leave, k, drop, deep_k)
+    if unheard is None:
+        return  # the table may yet hear it land
+    fall.decide_fall(det, events, k, drop, w, k, unheard)
+
+
+def unheard_light_loss(det, leave, k, drop, went_k):
+    """For a loss of `drop` grams well under the lightest piece (LIGHT_DOUBT of it), gone at
+    `went_k`: True if the table, fitted and given the time a piece needs to reach it and
+    show, heard nothing since the loss began (no mat change, no strike), None while it may
+    yet hear a landing. False for a heavier loss, or one the table heard, or with no table
+    or no items to say what is light (a piece caught by a hand is heard by no table, but
+    weighs as a piece), or right after a fall (the rest of what fell: the table heard it
+    land with the first part)."""
+    table = det.table_sense
+    if table is None or not det.items or drop >= tuning.LIGHT_DOUBT * det.lightest_g:
+        return False
+    if drop < det.floor_g:
+        return False  # a stay whatever the table heard
+    if leave.onset_k - det.last_fall_k <= det.table_fall_n:
+        return False
+    if table.uses_mat and (table.active or table.onset_k >= leave.onset_k):
+        return False
+    if table.uses_piezo and table.struck_k >= leave.onset_k:
+        return False
+    if k < went_k + det.table_fall_n + det.mat_seen_n:
+        return None
+    return True
 
 
 def came_back(det, leave, d):

@@ -231,6 +231,10 @@ CROSSTALK_PAIRS = (
     (8, 10),
 )
 CROSSTALK_MAX = const(0.2)
+# A loss under this share of the lightest piece that no fitted table heard land is no fall
+# (detector_leaving.unheard_light_loss): the second ship's drifts of 1.3-1.8 g read as rats
+# of 2.4 g; a rat that fell read 0.6 of itself at least, and then struck the table.
+LIGHT_DOUBT = const(0.7)
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
 # to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
 # no landing clock. Derived from geometry.py's heights and BELOW by its `landing_clocks_ms`
