@@ -11,6 +11,7 @@ from shipsense import detector_measure as measure
 from shipsense import detector_place as place
 from shipsense import detector_records as records
 from shipsense import detector_rest as resting
+from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
 from shipsense import detector_zero_step as zero_step
@@ -186,6 +187,8 @@ def step(det, events, k, d, sigma_fast):
                 # no release seen: a piece let go of gently, or a hand still pressing one
                 ready = plateau.n >= det.plain_n and plateau.n >= place.plain_wait_n(det, k, level)
             if ready and stretch.rose_since_release(det, plateau):
+                # more load came on, or the pressed piece let go of landed on another zone
+                slide.note_hop(det, plateau.start_k)
                 stretch.new_load_phase(det, plateau)
                 return
             if ready and place.load_on_one_zone(det, k, level, plateau.n):

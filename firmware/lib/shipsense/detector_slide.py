@@ -112,10 +112,11 @@ def moved_to(det, rested, standing, source, level):
 
 
 def note_hop(det, k):
-    """At 10 SPS a load let go of was back at the old level with nothing seen resting, and a
-    load rises again at sample `k`: if what was let go of was pressed (fits no piece) and the
-    rise comes within a hop's time of the let-go, the pressed piece may have hopped off its
-    zone onto another; remember where it was let go of (hop_source judges at the place)."""
+    """A load let go of rises again at sample `k`: at 10 SPS back from the old level with
+    nothing seen resting, or, at either rate, to a still level above the one it first showed
+    after the let-go. If what was let go of was pressed (fits no piece) and the rise comes
+    within a hop's time of the let-go, the pressed piece may have hopped or slid off its zone
+    onto another; remember where it was let go of (hop_source judges at the place)."""
     if k - det.released_k > det.hop_n:
         return
     source = pressed_zone(det)
@@ -139,14 +140,15 @@ def pressed_zone(det):
 
 
 def hop_source(det, grams, change, target):
-    """At 10 SPS, the zone (0-based) a pressed piece was let go of on that slid or hopped off
-    it at once onto zone `target`, where `grams` now rest (as `change` shows), or -1: where a
-    piece from there can come to rest aboard (detector_shift.can_move), the zone it was
-    pressed on holding none of it."""
-    source = det.hop_zone  # it left at once, the load back at the old level (note_hop)
+    """The zone (0-based) a pressed piece was let go of on that slid or hopped off it at once
+    onto zone `target`, where `grams` now rest (as `change` shows), or -1: where a piece from
+    there can come to rest aboard (detector_shift.can_move), the zone it was pressed on
+    holding none of it. The zone note_hop remembered (the load gone, or settled above where
+    it first stood), else, with the let-go still in mind, the zone the hand pressed."""
+    source = det.hop_zone  # it left at once, or came to rest higher elsewhere (note_hop)
     det.hop_zone = -1
     slid = False  # it slid as the hand let go, its load never gone
-    if source < 0 and det.short_rest_n and det.released_k is not None:
+    if source < 0 and det.released_k is not None:
         source = pressed_zone(det)
         det.hop_k = det.released_k
         slid = True

@@ -200,10 +200,11 @@ _SLIDE_RELEASED_REST_MS = const(200)
 # ... and stand again this soon after the drop began (a slide or a short drop onto a zone
 # beside it takes 0.2-0.5 s; the HX711 shows it settled some 0.3 s later at 10 SPS) ...
 _SLIDE_MS = const(1000)
-# A pressed piece let go of at 10 SPS that hopped off its zone at once and landed on one
-# beside it (or below, a yard's): the load back at the old level, then a piece's weight
-# rising elsewhere within this of the let-go (the second ship's hops take 0.1-0.3 s in the
-# air; the HX711 shows the landing a conversion or two late, its knock like a light press)
+# A pressed piece let go of that hopped or slid off its zone at once and landed on one beside
+# it (or below, a yard's): the load back at the old level (a hop, seen at 10 SPS) or settled
+# above where it first stood, a piece's weight rising elsewhere within this of the let-go
+# (the second ship's hops take 0.1-0.3 s in the air; the HX711 shows the landing a
+# conversion or two late, its knock like a light press)
 _HOP_MS = const(500)
 # ... the zone it was pressed on took the press alone: no other zone took this share of it
 # (crosstalk is some 10 %; the zoo's rough hands press one zone as the piece rests on another)
