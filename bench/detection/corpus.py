@@ -147,6 +147,7 @@ HELD_BACK_ROUNDS = {
     25: 78000,
     26: 77000,
     27: 76000,
+    28: 75000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
