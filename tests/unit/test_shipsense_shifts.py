@@ -252,3 +252,19 @@ def test_rr13_at_10_sps_a_piece_let_go_that_slides_off_soon_after_is_placed_wher
     assert (shift["from"], shift["to"], shift["item"]) == (source, target, item)
     assert shift["t_ms"] >= place["t_ms"]
     assert of_type(events, "fall") == []
+
+
+def test_rr13_weight_moving_between_zones_well_under_any_piece_is_no_shift():
+    # issue 11 (the second ship's seed 20, 80 SPS, mat and piezo): as a rat was pressed onto
+    # yard 8 (not seen as a place, then or now), 2.7 g went from yards 6 and 10 and 1.1 g of it
+    # settled on yard 8: a `shift` of 1.1 g from 10 to 8, no piece named, for a referee to move
+    # a piece that never moved. Under 0.7 of the lightest piece (a rat of 2.4 g read 0.74 of
+    # itself at least when it moved) the zones' levels moved, not a piece: a `stay`
+    items = {"boat": 12.32, "barrel": 6.06, "bottle": 4.27, "crate": 7.55, "chest": 9.14}
+    items |= {"plank": 5.17, "sailor": 3.48, "rat": 2.38}
+    events = detect_excerpt(
+        "othership_20_a_gram_settles_from_yard_6_to_8_as_a_rat_is_put_on_8", 80, "both", items
+    )
+    assert of_type(events, "shift", "fall") == []
+    (stay,) = of_type(events, "stay")
+    assert stay["grams"] == pytest.approx(1.1, abs=0.3)

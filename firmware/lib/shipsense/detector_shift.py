@@ -319,7 +319,8 @@ def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
     """Emit the shift of `grams` from `source` to `target` (0-based) begun at sample `onset`;
     with items, name the piece and move it in the cargo (name_moved: `in_air_g` went missing
     while it was in the air, 0.0 when nothing was weighed there, as for a piece seen moving at
-    rest; it weighs at least `least_g`). Returns the grams to book."""
+    rest; it weighs at least `least_g`), or, well under the lightest piece (LIGHT_DOUBT of it),
+    a `stay`. Returns the grams to book."""
     event = {
         "type": "shift",
         "t_ms": measure.time_of(det, onset),
@@ -328,7 +329,12 @@ def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
         "to": target + 1,
         "grams": measure.rounded_g(grams),
     }
-    if det.items:
+    if det.items and grams < tuning.LIGHT_DOUBT * det.lightest_g:
+        # well under any piece: the zones' levels moved (a hand, the ship settling), no piece
+        # did; the levels are booked all the same
+        del event["from"], event["to"]
+        event["type"] = "stay"
+    elif det.items:
         grams = name_moved(det, event, source, target, grams, in_air_g, least_g)
     events.append(event)
     return grams
