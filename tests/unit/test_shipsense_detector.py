@@ -698,6 +698,30 @@ def test_rr11_a_topple_still_ringing_the_mat_as_cargo_began_to_leave_is_weighed_
     assert topple_fall["t_ms"] == place["t_ms"] < cargo_fall["t_ms"]
 
 
+def test_rr11_a_topple_the_mat_weighed_as_the_ship_rang_is_weighed_though_nothing_else_fell():
+    # issue 11 (the second ship's seed 5, 10 SPS, mat and piezo): a boat pressed at 56 g onto
+    # quarter 3 toppled off as the hand let go, and the mat took 12.2 g; the ship rang for a
+    # second and a half after, 2 g either way, and that read as weight leaving yard 6. The
+    # piece was kept to be weighed beside that cargo's fall, but the weight came back (a
+    # `stay`): nothing fell, and the boat was forgotten. With no cargo fallen, what the mat
+    # took is the toppled piece all the same
+    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89, "chest": 9.55}
+    items |= {"plank": 5.4, "sailor": 3.63, "rat": 2.49}
+    events = detect_excerpt(
+        "othership_5_a_pressed_boat_topples_onto_the_mat_and_the_ship_rings", 10, "both", items
+    )
+    assert of_type(events, "touch", "shift") == []
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        3,
+        "boat",
+        [3],
+        ["boat"],
+    )
+    assert fall["grams"] == pytest.approx(12.73, rel=0.12)
+
+
 def test_rr11_a_piece_let_go_as_cargo_began_to_tip_elsewhere_weighs_itself_not_the_net():
     # issue 11 (the second ship's seed 918, 80 SPS): a hand pressed a crate onto yard 5 at
     # 44 g and let go; the chest on yard 10 had begun to tip and fell 230 ms later. The crate

@@ -178,7 +178,10 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False):
     det.leave = None
     commit.after_commit(det, k)
     if light:
-        det.vanished = None
+        if det.vanished is not None:
+            # no cargo fell (the ship rang, or settled): what the mat took is the load that
+            # vanished, as beside a fall
+            topple.cargo_fell(det, k, leave.onset_k)
         if det.table_sense is not None:
             det.table_sense.settle_hit(False, now)
         return

@@ -8,6 +8,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
+from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
 
 
@@ -124,6 +125,10 @@ def decide_shift(det, events, k, end_k=-1, w=0):
         )
     det.returned = None
     commit.after_commit(det, k)
+    if det.vanished is not None:
+        # nothing fell (the weight moved, or the ship rang): what the mat took is the load
+        # that vanished as this began, as beside a fall
+        topple.cargo_fell(det, k, returned.onset_k)
 
 
 def moved_between(det, left, end_k, w):
