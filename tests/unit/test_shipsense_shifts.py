@@ -268,3 +268,21 @@ def test_rr13_weight_moving_between_zones_well_under_any_piece_is_no_shift():
     assert of_type(events, "shift", "fall") == []
     (stay,) = of_type(events, "stay")
     assert stay["grams"] == pytest.approx(1.1, abs=0.3)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rr13_a_light_reading_of_a_piece_the_cargo_list_holds_is_still_its_shift(seed):
+    # guard rail (zoo round 28, zoo-mixed 75504 at 10 SPS): a rat of 2.6 g slid from quarter 4
+    # to 3, straddling quarter 1 as it settled: the move read 1.7-1.8 g, under 0.7 of the
+    # lightest piece, and became a `stay`. The rat on 4's cargo list weighs that reading
+    # plausibly (the shift's own rule, SHIFT_ITEM_LOW): it is the rat's shift
+    signal = ShipSignal(rate_hz=10, seconds=7.0, noise_g=0.1, table="mat", seed=seed)
+    signal.place(4, 2.6, 500.0, press_g=0.0)
+    signal.step(3, -2.6, 4000.0, 120.0)
+    signal.step(2, 1.45, 4000.0, 120.0)
+    signal.step(0, 1.15, 4000.0, 120.0)
+    events = detect(signal, ITEMS)
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [(4, "rat")]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (4, 3, "rat")
+    assert of_type(events, "stay", "fall") == []

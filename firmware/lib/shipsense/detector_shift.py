@@ -171,18 +171,26 @@ def dip_bound(det, deepest_g):
 def name_moved(det, event, source, target, grams, in_air_g, least_g=0.0):
     """With items: name the piece that moved from `source` to `target` (0-based) in `event`,
     move it in the cargo, and return the grams to book: the piece's own (as weighed when it
-    was placed, else its item's) when the zones' reading is plausibly it, else the reading."""
+    was placed, else its item's) when the zones' reading is plausibly it, else the reading.
+    A reading well under the lightest piece (LIGHT_DOUBT of it) that is plausibly none of
+    the pieces on `source` is no piece moving: the event becomes a `stay`, nothing named."""
     k = moved_piece(det, source + 1, grams, in_air_g, least_g)
-    if k < 0:
-        return grams
-    item = det.cargo.zones[source + 1][k]
-    weight = det.cargo.weighed_g(source + 1, k, det.items)
-    if tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
+    weight = det.cargo.weighed_g(source + 1, k, det.items) if k >= 0 else 0.0
+    if k >= 0 and tuning.SHIFT_ITEM_LOW * weight <= grams <= tuning.SHIFT_ITEM_HIGH * weight:
         # the piece is known (weighed when placed): its weight, not the zones' change right
         # after a landing that set the ship swaying (which reads low while part of a
         # tipping piece still rolls)
         grams = weight
         event["grams"] = measure.rounded_g(grams)
+    elif grams < tuning.LIGHT_DOUBT * det.lightest_g:
+        # the zones' levels moved (a hand, the ship settling), no piece did; the levels are
+        # booked all the same
+        del event["from"], event["to"]
+        event["type"] = "stay"
+        return grams
+    if k < 0:
+        return grams
+    item = det.cargo.zones[source + 1][k]
     event["item"] = item
     det.cargo.move(source + 1, target + 1, item)
     return grams
@@ -324,8 +332,8 @@ def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
     """Emit the shift of `grams` from `source` to `target` (0-based) begun at sample `onset`;
     with items, name the piece and move it in the cargo (name_moved: `in_air_g` went missing
     while it was in the air, 0.0 when nothing was weighed there, as for a piece seen moving at
-    rest; it weighs at least `least_g`), or, well under the lightest piece (LIGHT_DOUBT of it),
-    a `stay`. Returns the grams to book."""
+    rest; it weighs at least `least_g`; or a `stay`, see name_moved). Returns the grams to
+    book."""
     event = {
         "type": "shift",
         "t_ms": measure.time_of(det, onset),
@@ -334,12 +342,7 @@ def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
         "to": target + 1,
         "grams": measure.rounded_g(grams),
     }
-    if det.items and grams < tuning.LIGHT_DOUBT * det.lightest_g:
-        # well under any piece: the zones' levels moved (a hand, the ship settling), no piece
-        # did; the levels are booked all the same
-        del event["from"], event["to"]
-        event["type"] = "stay"
-    elif det.items:
+    if det.items:
         grams = name_moved(det, event, source, target, grams, in_air_g, least_g)
     events.append(event)
     return grams
