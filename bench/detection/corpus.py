@@ -148,6 +148,7 @@ HELD_BACK_ROUNDS = {
     26: 77000,
     27: 76000,
     28: 75000,
+    29: 74000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
