@@ -149,6 +149,7 @@ HELD_BACK_ROUNDS = {
     27: 76000,
     28: 75000,
     29: 74000,
+    30: 73000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
