@@ -235,8 +235,9 @@ CROSSTALK_MAX = const(0.2)
 # A loss under this share of the lightest piece that no fitted table heard land is no fall
 # (detector_leaving.unheard_light_loss): the second ship's drifts of 1.3-1.8 g read as rats
 # of 2.4 g; a rat that fell read 0.6 of itself at least, and then struck the table. Weight
-# moved between zones under this share is no piece moving either (detector_shift.emit): the
-# second ship's false shifts of 1.0-1.7 g; a rat that moved read 0.74 of itself at least.
+# moved between zones under this share is no piece moving either, unless a piece on the zone
+# it left is plausibly that reading (detector_shift.name_moved): the second ship's false
+# shifts of 1.0-1.7 g; a rat that moved read 0.74 of itself at least.
 LIGHT_DOUBT = const(0.7)
 # A piece leaving a yard lands on a lower zone within its free fall from that yard's height
 # to the lowest zone below it, plus TUMBLE_FACTOR for tumbling; the deck (nothing below) has
