@@ -159,6 +159,56 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.15,
         "rat": 2.31,
     },
+    8: {
+        "boat": 12.58,
+        "barrel": 6.19,
+        "bottle": 4.36,
+        "crate": 7.71,
+        "chest": 9.34,
+        "plank": 5.28,
+        "sailor": 3.55,
+        "rat": 2.44,
+    },
+    11: {
+        "boat": 12.6,
+        "barrel": 6.2,
+        "bottle": 4.37,
+        "crate": 7.73,
+        "chest": 9.35,
+        "plank": 5.29,
+        "sailor": 3.56,
+        "rat": 2.44,
+    },
+    20: {
+        "boat": 12.32,
+        "barrel": 6.06,
+        "bottle": 4.27,
+        "crate": 7.55,
+        "chest": 9.14,
+        "plank": 5.17,
+        "sailor": 3.48,
+        "rat": 2.38,
+    },
+    1002: {
+        "boat": 12.67,
+        "barrel": 6.23,
+        "bottle": 4.39,
+        "crate": 7.76,
+        "chest": 9.4,
+        "plank": 5.31,
+        "sailor": 3.58,
+        "rat": 2.45,
+    },
+    1020: {
+        "boat": 12.52,
+        "barrel": 6.16,
+        "bottle": 4.34,
+        "crate": 7.68,
+        "chest": 9.29,
+        "plank": 5.25,
+        "sailor": 3.54,
+        "rat": 2.42,
+    },
 }
 
 
@@ -705,10 +755,11 @@ def test_rr11_a_topple_the_mat_weighed_as_the_ship_rang_is_weighed_though_nothin
     # piece was kept to be weighed beside that cargo's fall, but the weight came back (a
     # `stay`): nothing fell, and the boat was forgotten. With no cargo fallen, what the mat
     # took is the toppled piece all the same
-    items = {"boat": 12.87, "barrel": 6.33, "bottle": 4.46, "crate": 7.89, "chest": 9.55}
-    items |= {"plank": 5.4, "sailor": 3.63, "rat": 2.49}
     events = detect_excerpt(
-        "othership_5_a_pressed_boat_topples_onto_the_mat_and_the_ship_rings", 10, "both", items
+        "othership_5_a_pressed_boat_topples_onto_the_mat_and_the_ship_rings",
+        10,
+        "both",
+        OTHERSHIP_ITEMS[5],
     )
     assert of_type(events, "touch", "shift") == []
     (place,) = of_type(events, "place")
@@ -749,10 +800,11 @@ def test_rr11_a_piece_let_go_as_cargo_tips_weighs_what_its_neighbours_read_of_it
     # yard 9's first 1.3 g. That loss was credited to the crate only up to what yard 8 alone
     # had gained beyond the total (0.2 g): the chest became a 7.4 g crate and the crate's
     # fall a 6.1 g barrel. What its neighbours read of it is the piece's weight too
-    items = {"boat": 12.38, "barrel": 6.09, "bottle": 4.29, "crate": 7.59, "chest": 9.18}
-    items |= {"plank": 5.19, "sailor": 3.49, "rat": 2.4}
     events = detect_excerpt(
-        "othership_2_a_chest_let_go_on_zone_8_as_a_crate_tipped_off_zone_9", 80, "both", items
+        "othership_2_a_chest_let_go_on_zone_8_as_a_crate_tipped_off_zone_9",
+        80,
+        "both",
+        OTHERSHIP_ITEMS[2],
     )
     first, chest = of_type(events, "place")
     assert (first["zone"], first["item"]) == (9, "crate")
@@ -761,10 +813,6 @@ def test_rr11_a_piece_let_go_as_cargo_tips_weighs_what_its_neighbours_read_of_it
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([9], ["crate"])
     assert fall["grams"] == pytest.approx(7.77, abs=1.0)
-
-
-OTHERSHIP_8_ITEMS = {"boat": 12.58, "barrel": 6.19, "bottle": 4.36, "crate": 7.71, "chest": 9.34}
-OTHERSHIP_8_ITEMS |= {"plank": 5.28, "sailor": 3.55, "rat": 2.44}
 
 
 def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall():
@@ -776,7 +824,7 @@ def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall()
         "othership_8_the_ship_settles_1_4_g_lower_and_the_table_hears_nothing",
         80,
         "both",
-        OTHERSHIP_8_ITEMS,
+        OTHERSHIP_ITEMS[8],
     )
     assert_no_cargo_events(events)
     (stay,) = of_type(events, "stay")
@@ -786,10 +834,8 @@ def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall()
 def test_rr11_a_piece_that_reads_light_is_a_fall_when_the_table_takes_it():
     # guard rail (the second ship's seed 1020, 80 SPS, mat): a rat of 2.4 g left yard 8 and
     # its zone read 1.5 g of it going; the mat took it, so it fell, however light it read
-    items = {"boat": 12.52, "barrel": 6.16, "bottle": 4.34, "crate": 7.68, "chest": 9.29}
-    items |= {"plank": 5.25, "sailor": 3.54, "rat": 2.42}
     events = detect_excerpt(
-        "othership_1020_a_rat_that_reads_light_falls_onto_the_mat", 80, "mat", items
+        "othership_1020_a_rat_that_reads_light_falls_onto_the_mat", 80, "mat", OTHERSHIP_ITEMS[1020]
     )
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([8], ["rat"])

@@ -36,8 +36,7 @@ from test_shipsense_signals import ShipSignal
         (
             "othership_11_a_pressed_bottle_slides_from_zone_2_to_1_dipping_as_it_goes",
             "both",
-            {"boat": 12.6, "barrel": 6.2, "bottle": 4.37, "crate": 7.73, "chest": 9.35}
-            | {"plank": 5.29, "sailor": 3.56, "rat": 2.44},
+            OTHERSHIP_ITEMS[11],
             "bottle",
             (2, 1),
         ),
@@ -67,13 +66,11 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
     # issue 11 (the second ship's seed 1002, 80 SPS, mat): a barrel pressed at 40 g onto yard 6
     # slid off it 0.2 s after the hand let go and came to rest on quarter 2 below, never
     # standing on 6 long enough to be weighed there. It was placed on 2: a wrong zone
-    items = {"boat": 12.67, "barrel": 6.23, "bottle": 4.39, "crate": 7.76, "chest": 9.4}
-    items |= {"plank": 5.31, "sailor": 3.58, "rat": 2.45}
     events = detect_excerpt(
         "othership_1002_a_barrel_pressed_onto_zone_6_slides_onto_zone_2_as_it_is_let_go",
         80,
         "mat",
-        items,
+        OTHERSHIP_ITEMS[1002],
     )
     (place,) = of_type(events, "place")
     (shift,) = of_type(events, "shift")

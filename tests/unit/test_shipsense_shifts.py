@@ -260,10 +260,11 @@ def test_rr13_weight_moving_between_zones_well_under_any_piece_is_no_shift():
     # settled on yard 8: a `shift` of 1.1 g from 10 to 8, no piece named, for a referee to move
     # a piece that never moved. Under 0.7 of the lightest piece (a rat of 2.4 g read 0.74 of
     # itself at least when it moved) the zones' levels moved, not a piece: a `stay`
-    items = {"boat": 12.32, "barrel": 6.06, "bottle": 4.27, "crate": 7.55, "chest": 9.14}
-    items |= {"plank": 5.17, "sailor": 3.48, "rat": 2.38}
     events = detect_excerpt(
-        "othership_20_a_gram_settles_from_yard_6_to_8_as_a_rat_is_put_on_8", 80, "both", items
+        "othership_20_a_gram_settles_from_yard_6_to_8_as_a_rat_is_put_on_8",
+        80,
+        "both",
+        OTHERSHIP_ITEMS[20],
     )
     assert of_type(events, "shift", "fall") == []
     (stay,) = of_type(events, "stay")

@@ -164,8 +164,10 @@ class TableSense:
         ring = self.ring
         ring[k % self.ring_n] = level
         events = None
+        d2 = level - 2.0 * self.prev1 + self.prev2
+        noise = d2 * d2 / 6.0  # one sample of the noise variance: a second difference
         if k < self.learn_n:
-            self._learn(k, level)
+            self._learn(k, level, noise)
             return None
         change = level - self.base
         trigger = MAT_TRIGGER_SIGMAS * self.sigma()
@@ -185,9 +187,7 @@ class TableSense:
                 self.trough = change if change < 0 else 0.0
                 self.in_fall = fall_context > 0
             else:
-                d2 = level - 2.0 * self.prev1 + self.prev2
-                if k > 3:
-                    self.var += (d2 * d2 / 6.0 - self.var) * self.noise_alpha
+                self.var += (noise - self.var) * self.noise_alpha
                 self.base += change * self.track_alpha
         else:
             if fall_context > 0:
@@ -197,8 +197,7 @@ class TableSense:
             if change < self.trough:
                 self.trough = change
             if k - self.onset_k > self.stuck_n:
-                d2 = level - 2.0 * self.prev1 + self.prev2
-                self.var += (d2 * d2 / 6.0 - self.var) * self.noise_alpha
+                self.var += (noise - self.var) * self.noise_alpha
             n = self.settle_fall_n if self.in_fall else self.settle_n
             if k - self.onset_k >= n:
                 mean = self.still_mean(k, n)
@@ -210,13 +209,12 @@ class TableSense:
         self.prev1 = level
         return events
 
-    def _learn(self, k: int, level: float) -> None:
+    def _learn(self, k: int, level: float, noise: float) -> None:
         """One of the mat's first samples: its base is their mean, its noise variance the
-        mean of their second differences' squares over 6."""
+        mean of their `noise` (second differences' squares over 6)."""
         self.base += (level - self.base) / (k + 1)
         if k >= 3:  # (the level lags the input by a sample: the first is repeated)
-            d2 = level - 2.0 * self.prev1 + self.prev2
-            self.var += (d2 * d2 / 6.0 - self.var) / (k - 2)
+            self.var += (noise - self.var) / (k - 2)
         self.prev2 = self.prev1
         self.prev1 = level
 
