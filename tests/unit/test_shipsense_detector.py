@@ -209,6 +209,26 @@ OTHERSHIP_ITEMS = {
         "sailor": 3.54,
         "rat": 2.42,
     },
+    1206: {
+        "boat": 12.16,
+        "chest": 9.02,
+        "crate": 7.45,
+        "barrel": 5.98,
+        "plank": 5.1,
+        "sailor": 3.43,
+        "bottle": 4.22,
+        "rat": 2.35,
+    },
+    1322: {
+        "boat": 12.49,
+        "chest": 9.27,
+        "crate": 7.66,
+        "barrel": 6.15,
+        "plank": 5.24,
+        "sailor": 3.53,
+        "bottle": 4.33,
+        "rat": 2.42,
+    },
 }
 
 

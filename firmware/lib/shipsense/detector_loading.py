@@ -99,7 +99,7 @@ def check_leaving(det, events, k, d, leave_level):
             if (
                 plateau.n >= det.cascade_min_n
                 and place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
-                and not place.hand_let_go(det, k, plateau)
+                and (not place.hand_let_go(det, k, plateau) or knocked_off(det, plateau, d))
             ):
                 level_ref = plateau.level_g
         elif ready and d < plateau.level_g - leave_level:
@@ -116,7 +116,9 @@ def check_leaving(det, events, k, d, leave_level):
             elif det.dropping_k is None:
                 end = plateau.start_k + plateau.n - 1
                 one_zone = place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
-                if not one_zone or place.hand_let_go(det, k, plateau):
+                if not one_zone or (
+                    place.hand_let_go(det, k, plateau) and not knocked_off(det, plateau, d)
+                ):
                     # on the zone being loaded: the hand letting go (what stays is the
                     # piece) or the piece tipping off: the level it settles at will tell
                     det.dropping_k = k
@@ -136,11 +138,24 @@ def check_leaving(det, events, k, d, leave_level):
     if det.leave_run < needed:
         return False
     if level_ref:
-        if place.decide_place(det, events, k, True):
+        if place.decide_place(det, events, k):
             return True  # the still stretch showed cargo leaving too: noticed with it
         d -= level_ref
     leaving.notice(det, events, k, d, leave_level)
     return True
+
+
+def knocked_off(det, plateau, d):
+    """True if the zone a fresh piece rests on, after the hand let go of it, now loses more
+    than that piece (the total `d` grams below the old level): the piece knocked cargo off
+    its own zone, or went over the side with it (a hand letting go leaves the piece aboard).
+    The piece rested, if what rested fits a piece (with items): it is placed, and what went
+    is weighed from it."""
+    if not plateau.after_release or d > -det.leave_level:
+        return False
+    if not det.items:
+        return True
+    return measure.fit_errors(plateau.level_g, det.items) <= tuning.FRESH_FIT_ERRORS
 
 
 def rested_as_a_piece(det, plateau):

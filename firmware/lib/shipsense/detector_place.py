@@ -134,11 +134,11 @@ def mat_took(det, grams):
     return off <= tuning.MAT_TOOK_G or off <= tuning.MAT_TOOK_FRACTION * table.landed_g
 
 
-def decide_place(det, events, k, cargo_leaving=False):
+def decide_place(det, events, k):
     """Place what rests in the latest still stretch (and a held rest before it); True if
     cargo that left other zones meanwhile was noticed leaving too (a cascade: LEAVING).
-    `cargo_leaving`: cargo on other zones is leaving now, so what they had lost already as the
-    piece rested was theirs (tipping_loss)."""
+    What cargo on other zones that is leaving now had lost already as the piece rested was
+    theirs, not the piece's (tipping_loss)."""
     plateau = det.plateau
     grams = plateau.level_g
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
@@ -174,7 +174,7 @@ def decide_place(det, events, k, cargo_leaving=False):
     cascade = cascade_loss(det, k, grams, change)
     if cascade is not None:
         grams += cascade.grams  # the piece weighs what its zone gained, not the net change
-    elif cargo_leaving:
+    else:
         grams += tipping_loss(det, k, grams, change)
     target = measure.worst_zone(det.sway.zone_scores(change))  # where it rests
     source = slide.hop_source(det, grams, change, target) if cascade is None else -1
@@ -203,9 +203,11 @@ def tipping_loss(det, k, grams, change):
     rested at `grams` (the total's change), as the still stretch's zone `change` shows it
     against where each stood as the loading began (a standing deficit is an earlier
     misjudgement), sway fitted out: cargo that began to tip as the piece was let go weighs
-    on the total the piece is weighed by. Booked with the piece, it counts in the cargo's
-    fall. No more than the piece's zone, with what its neighbours read of it (crosstalk),
-    gained beyond the total (a loss it does not show was sway, or a hand); 0 if none."""
+    on the total the piece is weighed by, whether its leaving shows yet or not (a crate
+    sliding off as a bottle is placed: the bottle read half itself, the crate's fall as much
+    too little). Booked with the piece, it counts in the cargo's fall. No more than the
+    piece's zone, with what its neighbours read of it (crosstalk), gained beyond the total
+    (a loss it does not show was sway, or a hand); 0 if none."""
     zone = measure.place_zone(det, change)
     room = change[zone] - grams
     for _other, share in measure.crosstalk_shares(det, zone, change[zone], change, None):

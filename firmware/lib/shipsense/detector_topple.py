@@ -91,7 +91,13 @@ def cargo_leaving(det, k, onset, events):
         return  # a load that vanished as cargo left before counts this cargo too
     table = det.table_sense
     last = k - 1  # the table takes sample k after the ship
-    if table.uses_mat and table.active and pending.onset_k <= table.onset_k < onset:
+    # the cargo reaches the table no sooner than from the lowest zone: what the mat felt a
+    # sample or two after the drop's onset at 80 SPS is not it (at 10 SPS the load cells
+    # show the drop late, and the mat felt the piece before it)
+    soonest = min(det.table_soonest_n)
+    if soonest < 0:
+        soonest = 0
+    if table.uses_mat and table.active and pending.onset_k <= table.onset_k < onset + soonest:
         n = last - table.onset_k + 1
         if n > det.mat_steady_n:
             n = det.mat_steady_n
@@ -130,8 +136,10 @@ def note_vanished(det, k, onset, zones):
     ):
         return
     zone = measure.worst_zone(det.sway.zone_scores(det.area))
-    if zone in zones and not det.gone_g:
-        return  # cargo left that zone too: nothing says the piece went (a pressed one)
+    if zone in zones and not det.gone_g and det.ref[zone] >= det.floor_g:
+        # cargo left that zone too: nothing says the piece went (a pressed one). An empty
+        # zone had none: what "left" it is the let-go piece ringing as it toppled off
+        return
     if measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
         return  # what the hand let go of still stands there
     released = det.released_k
@@ -194,12 +202,19 @@ def cargo_step(det, k, table_events, events):
 
 
 def left_zone(det, k, released):
-    """The sample the load let go of at `released` was back down at the old level by (the
-    piece gone, if it went), or `released` if it never was before `k`."""
+    """The sample the load let go of at `released` was back down at the old level by, for
+    good (the piece gone, if it went: a light one that stood a moment dips to the old level
+    in the noise before it leaves), or `released` if it never was before `k`."""
     since = released
     if since < k - det.history_n + 1:
         since = k - det.history_n + 1
-    gone = measure.reached(det, k, since, det.floor_g)
+    h = det.history_n
+    ring = det.fast_ring
+    level = det.base + det.floor_g
+    j = k - 1
+    while j >= since and ring[j % h] <= level:
+        j -= 1
+    gone = j + 1
     return released if gone >= k else gone
 
 
