@@ -4,13 +4,41 @@ On the second, separately written ship (bench.othership) nearly every fall the d
 missed or weighed wrong, the topples no sensor weighs aside, came within three seconds of a
 placement: the piece let go of knocked cargo off, or went over the side itself a moment
 after it stood. Each test here is a scene of that kind, from that ship's traces (excerpts in
-tests/unit/data); each fails without the change it covers.
+tests/unit/data) or drawn; each fails without the change it covers.
 """
 
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import OTHERSHIP_ITEMS, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_signals import ShipSignal
+
+
+def bottle_let_go_as_the_boat_falls(rate_hz: int, delay_ms: float, seed: int, table: str):
+    """A boat rests on yard 9; a hand presses a bottle onto yard 9 and lets go, and the boat
+    falls off onto the table `delay_ms` later."""
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, seed=seed, noise_g=0.1, table=table)
+    signal.place(9, ITEMS["boat"], 500.0)
+    let_go = signal.place(9, ITEMS["bottle"], 3000.0, press_g=20.0)
+    signal.fall(9, ITEMS["boat"], let_go + delay_ms)
+    return of_type(detect(signal, ITEMS), "place", "fall")[1:]  # after the boat's place
+
+
+@pytest.mark.parametrize(
+    ("rate_hz", "delay_ms"), [(10, 150), (10, 250), (80, 120), (80, 150), (80, 200)]
+)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rr8_rr13_the_mat_tells_the_piece_let_go_stayed_as_the_cargo_on_its_zone_fell(
+    rate_hz, delay_ms, seed
+):
+    # The ship alone saw its total go 8.5 g below where it stood before the hand came: a
+    # chest's fall, nothing placed. The mat weighed a boat: the bottle stayed on yard 9
+    fall, place = sorted(
+        bottle_let_go_as_the_boat_falls(rate_hz, delay_ms, seed, "mat"), key=lambda e: e["type"]
+    )
+    assert (fall["zones"], fall["items"]) == ([9], ["boat"])
+    assert (place["zone"], place["item"]) == (9, "bottle")
+    assert place["grams"] == pytest.approx(ITEMS["bottle"], abs=0.5)
 
 
 def test_a_piece_let_go_as_cargo_on_another_zone_tips_off_weighs_what_it_rests_at():

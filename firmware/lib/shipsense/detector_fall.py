@@ -105,12 +105,14 @@ def fall_before_hand(det, events, k):
     return True
 
 
-def decide_fall(det, events, k, drop, w, end_k, unheard=False):
+def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
     """`drop` grams left the ship (weighed over `w` samples up to `end_k`): a `fall`, or a
     `stay` when lighter than any piece, or well under the lightest and `unheard` by the
     table (leaving.unheard_light_loss: nothing fell, the level moved); the zones and the
-    cargo list lose it."""
+    cargo list lose it. `stayed`: grams of a piece let go of on a zone the cargo left, that
+    stayed there (stayed_as_cargo_fell): it fell as well as the net loss, and is placed."""
     leave = det.leave
+    drop += stayed
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
     loaded = loaded_meanwhile(det, change, leave.zones)
@@ -159,6 +161,8 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False):
             event["ambiguous"] = True
             event["alternatives"] = alternatives
         unload(det, pieces, zones)
+        if stayed:
+            stayed = stayed_by_name(det, pieces, drop - stayed, stayed)
     events.append(event)
     lost = 0.0
     for z in zones:
@@ -174,6 +178,8 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False):
         # (it fits a piece; without items nothing says a piece stayed, not a hand's residue:
         # it is left to be placed once it rests)
         place_loaded(det, events, k, loaded, gain)
+    if stayed:
+        place_loaded(det, events, k, measure.worst_zone(det.sway.zone_scores(det.area)), stayed)
     det.base = measure.sum_ref(det)
     det.leave = None
     commit.after_commit(det, k)
@@ -225,6 +231,21 @@ def place_loaded(det, events, k, zone, grams):
     change = [0.0] * det.n_zones
     change[zone] = grams
     commit.place_event(det, events, k, grams, change, measure.time_of(det, det.released_k))
+
+
+def stayed_by_name(det, pieces, net, stayed):
+    """The piece that stayed as the named `pieces` fell weighs what they weigh beyond the
+    ship's `net` loss (the load cells weigh that well, the mat's first steady mean less
+    so), if that is a piece's worth; else `stayed`, as the mat told it."""
+    named = 0.0
+    for name in pieces:
+        named += det.items[name]
+    if (
+        named - net < det.floor_g
+        or measure.fit_errors(named - net, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        return stayed
+    return named - net
 
 
 def loaded_meanwhile(det, change, zones):

@@ -221,7 +221,10 @@ def step(det, events, k, d, sigma_fast):
     unheard = unheard_light_loss(det, leave, k, drop, deep_k)
     if unheard is None:
         return  # the table may yet hear it land
-    fall.decide_fall(det, events, k, drop, w, k, unheard)
+    stayed = stayed_as_cargo_fell(det, leave, k, drop)
+    if stayed is None:
+        return  # the mat may yet weigh what fell
+    fall.decide_fall(det, events, k, drop, w, k, unheard, stayed)
 
 
 def unheard_light_loss(det, leave, k, drop, went_k):
@@ -246,6 +249,42 @@ def unheard_light_loss(det, leave, k, drop, went_k):
     if k < went_k + det.table_fall_n + det.mat_seen_n:
         return None
     return True
+
+
+def stayed_as_cargo_fell(det, leave, k, drop):
+    """A hand let go of a piece on a zone that cargo now leaves, and nothing was placed: the
+    ship's loss `drop` is net of that piece if it stayed, and the ship alone cannot tell (a
+    bottle let go on a boat's zone as the boat fell reads as a chest's fall). The mat weighs
+    what fell: what it took beyond the loss, a piece's worth no heavier than the hand's rise,
+    is the piece let go of, resting (its grams; the fall is booked at the mat's weight, and
+    the piece placed), if the cargo those zones hold could weigh what the mat took and not
+    the loss alone (else the piece went over with the cargo, or nothing says which: a boat
+    set down gently on a rat's zone that went over just before the rat leaves the same
+    sums). 0.0 if nothing says so; None while the mat may yet weigh it (from when the drop
+    was noticed, the time a piece needs to land and show there)."""
+    table = det.table_sense
+    if table is None or not table.uses_mat or det.released_k is None or not det.area_n:
+        return 0.0
+    if measure.worst_zone(det.sway.zone_scores(det.area)) not in leave.zones:
+        return 0.0
+    if cargo_could_weigh(det, drop, leave.zones):
+        return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed
+    if table.onset_k < leave.onset_k and table.active:
+        return 0.0  # the mat is busy with what landed before: it cannot tell
+    late = k - leave.notice_k > det.table_fall_n + det.mat_steady_n + det.mat_seen_n
+    if table.onset_k < leave.onset_k or k - table.onset_k < det.mat_steady_n:
+        return 0.0 if late else None
+    mat = table.steady_mean(k - 1, det.mat_steady_n, det.floor_g)  # it takes k after the ship
+    if mat is None:
+        return 0.0 if late else None
+    fresh = mat - drop
+    if fresh < det.floor_g or fresh > det.peak:
+        return 0.0
+    if det.items and measure.fit_errors(fresh, det.items) > tuning.FRESH_FIT_ERRORS:
+        return 0.0
+    if not cargo_could_weigh(det, drop + fresh, leave.zones):
+        return 0.0  # what the mat took is no cargo of those zones either
+    return fresh
 
 
 def came_back(det, leave, d):
