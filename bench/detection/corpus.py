@@ -150,6 +150,7 @@ HELD_BACK_ROUNDS = {
     28: 75000,
     29: 74000,
     30: 73000,
+    31: 72000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
