@@ -209,6 +209,16 @@ OTHERSHIP_ITEMS = {
         "sailor": 3.54,
         "rat": 2.42,
     },
+    905: {
+        "boat": 12.56,
+        "chest": 9.32,
+        "crate": 7.7,
+        "barrel": 6.18,
+        "plank": 5.27,
+        "sailor": 3.55,
+        "bottle": 4.36,
+        "rat": 2.43,
+    },
     1206: {
         "boat": 12.16,
         "chest": 9.02,

@@ -203,9 +203,10 @@ _SLIDE_MS = const(1000)
 # A pressed piece let go of that hopped or slid off its zone at once and landed on one beside
 # it (or below, a yard's): the load back at the old level (a hop, seen at 10 SPS) or settled
 # above where it first stood, a piece's weight rising elsewhere within this of the let-go
-# (the second ship's hops take 0.1-0.3 s in the air; the HX711 shows the landing a
-# conversion or two late, its knock like a light press)
-_HOP_MS = const(500)
+# (the second ship's hops take 0.1-0.3 s in the air; a piece that stood a moment, too
+# briefly to be weighed, slides off 0.1-0.8 s after the let-go; the HX711 shows the landing
+# a conversion or two late, its knock like a light press). As long as a slide may take.
+_HOP_MS = const(1000)
 # ... the zone it was pressed on took the press alone: no other zone took this share of it
 # (crosstalk is some 10 %; the zoo's rough hands press one zone as the piece rests on another)
 HOP_AREA_FRACTION = const(0.25)
