@@ -151,6 +151,7 @@ HELD_BACK_ROUNDS = {
     29: 74000,
     30: 73000,
     31: 72000,
+    32: 71000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
