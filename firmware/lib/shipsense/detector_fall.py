@@ -179,7 +179,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
         # it is left to be placed once it rests)
         place_loaded(det, events, k, loaded, gain)
     if stayed:
-        place_loaded(det, events, k, measure.worst_zone(det.sway.zone_scores(det.area)), stayed)
+        place_loaded(det, events, k, measure.loaded_zone(det), stayed)
     det.base = measure.sum_ref(det)
     det.leave = None
     commit.after_commit(det, k)

@@ -50,7 +50,7 @@ def may_yet_land(det, k, plateau, d):
         return False
     if d < -det.floor_g:
         return False
-    zone = measure.worst_zone(det.sway.zone_scores(det.area)) if det.area_n else 0
+    zone = measure.loaded_zone(det) if det.area_n else 0
     if k - det.dropping_k >= det.landing_n[zone] + det.late_n:
         return False
     if det.wait_k < 0:

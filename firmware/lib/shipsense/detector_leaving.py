@@ -265,7 +265,7 @@ def stayed_as_cargo_fell(det, leave, k, drop):
     table = det.table_sense
     if table is None or not table.uses_mat or det.released_k is None or not det.area_n:
         return 0.0
-    if measure.worst_zone(det.sway.zone_scores(det.area)) not in leave.zones:
+    if measure.loaded_zone(det) not in leave.zones:
         return 0.0
     if cargo_could_weigh(det, drop, leave.zones):
         return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed

@@ -242,6 +242,12 @@ def crosstalk_shares(det, zone, grams, change, skip):
     return out
 
 
+def loaded_zone(det):
+    """The zone (0-based) the hand loaded in this episode, as where it pressed shows it
+    through the sway (det.area; at least one sample of it)."""
+    return worst_zone(det.sway.zone_scores(det.area))
+
+
 def place_zone(det, change):
     """The zone that took the load: where the hand pressed and where the load rests, each
     seen through the sway."""

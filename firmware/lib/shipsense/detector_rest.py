@@ -252,7 +252,7 @@ def end_episode(det, events, k):
     if (not det.committed or loaded_again) and det.peak - det.trough >= tuning.TOUCH_MIN_G:
         zones = []
         if det.area_n:
-            zones.append(measure.worst_zone(det.sway.zone_scores(det.area)) + 1)
+            zones.append(measure.loaded_zone(det) + 1)
         swing = det.peak if det.peak > -det.trough else det.trough
         touch = {
             "type": "touch",

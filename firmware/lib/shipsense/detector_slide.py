@@ -136,7 +136,7 @@ def pressed_zone(det):
         return -1
     if measure.fit_errors(det.peak, det.items) <= tuning.FRESH_FIT_ERRORS:
         return -1
-    return measure.worst_zone(det.sway.zone_scores(det.area))
+    return measure.loaded_zone(det)
 
 
 def hop_source(det, grams, change, target):

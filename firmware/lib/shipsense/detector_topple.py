@@ -135,7 +135,7 @@ def note_vanished(det, k, onset, zones):
         or det.vanished is not None
     ):
         return
-    zone = measure.worst_zone(det.sway.zone_scores(det.area))
+    zone = measure.loaded_zone(det)
     if zone in zones and not det.gone_g and det.ref[zone] >= det.floor_g:
         # cargo left that zone too: nothing says the piece went (a pressed one). An empty
         # zone had none: what "left" it is the let-go piece ringing as it toppled off
