@@ -229,6 +229,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.22,
         "rat": 2.35,
     },
+    1221: {
+        "boat": 12.44,
+        "chest": 9.23,
+        "crate": 7.62,
+        "barrel": 6.12,
+        "plank": 5.21,
+        "sailor": 3.51,
+        "bottle": 4.31,
+        "rat": 2.41,
+    },
     1322: {
         "boat": 12.49,
         "chest": 9.27,

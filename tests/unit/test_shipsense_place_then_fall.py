@@ -121,3 +121,20 @@ def test_a_piece_let_go_on_an_empty_zone_that_topples_as_the_ship_rings_is_weigh
     first_place, first_fall = of_type(events, "place", "fall")[:2]
     assert (first_place["zone"], first_place["item"]) == (6, "crate")
     assert (first_fall["zones"], first_fall["items"]) == ([6], ["crate"])
+
+
+def test_rr11_a_toppled_piece_the_mat_holds_is_placed_when_the_cargo_after_it_bounced_off():
+    # the second ship's seed 1221, 10 SPS: a barrel let go on quarter 4 toppled onto the mat
+    # at once; 0.2 s later a chest left yard 10 and bounced off the mat. The mat held 6.7 g
+    # (the barrel), less than the 9.3 g chest the ship saw fall: counted as what landed
+    # beyond the cargo, the barrel weighed nothing and was lost
+    events = detect_excerpt(
+        "othership_1221_a_barrel_topples_onto_the_mat_and_a_chest_bounces_off_it",
+        10,
+        "mat",
+        OTHERSHIP_ITEMS[1221],
+    )
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (4, "barrel")
+    falls = of_type(events, "fall")
+    assert sorted((e["zones"], e["items"]) for e in falls) == [([4], ["barrel"]), ([10], ["chest"])]

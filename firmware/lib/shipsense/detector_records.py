@@ -126,7 +126,8 @@ class PendingTouch:
     One that vanished as cargo began to leave (at `leave_k`, detector_topple.note_vanished)
     also counts what fell (`cargo_g`, None for a plain touch) and what landed on the mat
     (`landed_g`); it is sent as no touch (the episode decided the cargo), unless it was a
-    touch first (`owed`: detector_topple.cargo_leaving)."""
+    touch first (`owed`: detector_topple.cargo_leaving); `mat` is then whether the mat felt
+    something land before the cargo could reach it (detector_topple.mat_first)."""
 
     def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch

@@ -8,7 +8,7 @@ the table may yet feel a piece land; `pending_step` runs on every sample while i
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_tuning as tuning
-from shipsense.items import name_place
+from shipsense.items import name_place, weighing_error_g
 
 
 def mat_began_since(det, k):
@@ -91,13 +91,7 @@ def cargo_leaving(det, k, onset, events):
         return  # a load that vanished as cargo left before counts this cargo too
     table = det.table_sense
     last = k - 1  # the table takes sample k after the ship
-    # the cargo reaches the table no sooner than from the lowest zone: what the mat felt a
-    # sample or two after the drop's onset at 80 SPS is not it (at 10 SPS the load cells
-    # show the drop late, and the mat felt the piece before it)
-    soonest = min(det.table_soonest_n)
-    if soonest < 0:
-        soonest = 0
-    if table.uses_mat and table.active and pending.onset_k <= table.onset_k < onset + soonest:
+    if mat_first(det, pending.onset_k, cargo_soonest(det, onset)):
         n = last - table.onset_k + 1
         if n > det.mat_steady_n:
             n = det.mat_steady_n
@@ -107,11 +101,30 @@ def cargo_leaving(det, k, onset, events):
                 resolve_topple(det, grams, events)
                 return
         pending.owed = True
+        pending.mat = True
         pending.leave_k = onset
         det.vanished = pending
         det.pending = None
         return
     records.touch_after_all(det, events)
+
+
+def mat_first(det, since, until):
+    """True if the mat is changing since a sample from `since` to `until`: it felt something
+    land then."""
+    table = det.table_sense
+    return table.uses_mat and table.active and since <= table.onset_k <= until
+
+
+def cargo_soonest(det, onset):
+    """The last sample before cargo that began to leave at `onset` could reach the table: no
+    sooner than from the lowest zone. What the mat felt a sample or two after the drop's
+    onset at 80 SPS is not it (at 10 SPS the load cells show the drop late, and the mat
+    felt the piece before it)."""
+    soonest = min(det.table_soonest_n)
+    if soonest < 0:
+        soonest = 0
+    return onset + soonest - 1
 
 
 def note_vanished(det, k, onset, zones):
@@ -155,6 +168,13 @@ def note_vanished(det, k, onset, zones):
     if table.landed_k >= det.onset_k:
         pending.landed_g = table.landed_g  # it may have landed before the cargo was seen
     pending.leave_k = onset
+    # the mat felt it land if it began to change when a piece toppling off would reach it,
+    # before the cargo could
+    until = left_zone(det, k, released) + det.table_fall_n
+    soonest = cargo_soonest(det, onset)
+    if soonest < until:
+        until = soonest
+    pending.mat = mat_first(det, released + det.topple_soonest_n, until)
     det.vanished = pending
 
 
@@ -198,7 +218,24 @@ def cargo_step(det, k, table_events, events):
             records.touch_after_all(det, events)  # the ship or the mat never came to rest
         return
     if k > pending.until_k or pending.landed_g > 0.0:
-        resolve_topple(det, pending.landed_g - pending.cargo_g, events)
+        resolve_topple(det, vanished_share(det, pending), events)
+
+
+def vanished_share(det, pending):
+    """What the mat took that was the load that vanished: what it took beyond the cargo that
+    fell; or, where the mat felt that load land before the cargo could reach it (`mat`) and
+    holds too little to hold the cargo too, all it holds, if that is a piece's worth that
+    the cargo does not weigh (the cargo bounced off: a barrel let go on quarter 4 toppled
+    onto the mat, a chest from yard 10 struck it 0.2 s later and went over the edge)."""
+    grams = pending.landed_g - pending.cargo_g
+    landed = pending.landed_g
+    if grams >= det.floor_g or not pending.mat or landed < det.floor_g or not det.items:
+        return grams
+    if measure.fit_errors(landed, det.items) > tuning.FRESH_FIT_ERRORS:
+        return grams
+    if abs(landed - pending.cargo_g) <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(landed):
+        return grams  # the mat holds the cargo: the load that vanished went elsewhere
+    return landed
 
 
 def left_zone(det, k, released):
