@@ -239,6 +239,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.31,
         "rat": 2.41,
     },
+    1423: {
+        "boat": 12.73,
+        "chest": 9.44,
+        "crate": 7.8,
+        "barrel": 6.26,
+        "plank": 5.34,
+        "sailor": 3.59,
+        "bottle": 4.41,
+        "rat": 2.46,
+    },
     1322: {
         "boat": 12.49,
         "chest": 9.27,

@@ -41,6 +41,24 @@ def test_rr8_rr13_the_mat_tells_the_piece_let_go_stayed_as_the_cargo_on_its_zone
     assert place["grams"] == pytest.approx(ITEMS["bottle"], abs=0.5)
 
 
+def test_rr8_rr13_with_no_mat_the_cargo_as_weighed_tells_the_piece_let_go_stayed():
+    # the second ship's seed 1423, 80 SPS, a piezo alone: a bottle let go on yard 7 as the
+    # boat there (weighed 12.5 g when it came) went over the side. The ship lost 7.7 g net:
+    # a crate's fall, nothing placed. No cargo of yard 7 weighs 7.7 g; the boat as it weighed
+    # less that loss is a bottle's worth, and the hand let go there: the bottle stayed
+    events = detect_excerpt(
+        "othership_1423_a_bottle_let_go_on_zone_7_as_the_boat_there_falls",
+        80,
+        "piezo",
+        OTHERSHIP_ITEMS[1423],
+    )
+    boat, barrel, bottle = of_type(events, "place")
+    assert (bottle["zone"], bottle["item"]) == (7, "bottle")
+    assert bottle["grams"] == pytest.approx(4.346, rel=0.12)
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([7], ["boat"])
+
+
 def test_a_piece_let_go_as_cargo_on_another_zone_tips_off_weighs_what_it_rests_at():
     # the second ship's seed 2, 80 SPS: a plank (5.2 g) let go on zone 6 as a rat on zone 4
     # began to tip over its edge. Zone 4 had lost 1.8 g of the rat as the plank came to rest:
@@ -138,3 +156,4 @@ def test_rr11_a_toppled_piece_the_mat_holds_is_placed_when_the_cargo_after_it_bo
     assert (place["zone"], place["item"]) == (4, "barrel")
     falls = of_type(events, "fall")
     assert sorted((e["zones"], e["items"]) for e in falls) == [([4], ["barrel"]), ([10], ["chest"])]
+

@@ -161,7 +161,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
             event["ambiguous"] = True
             event["alternatives"] = alternatives
         unload(det, pieces, zones)
-        if stayed:
+        if stayed and det.table_sense is not None and det.table_sense.uses_mat:
             stayed = stayed_by_name(det, pieces, drop - stayed, stayed)
     events.append(event)
     lost = 0.0

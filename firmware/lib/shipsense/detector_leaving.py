@@ -91,19 +91,26 @@ def cargo_could_weigh(det, grams, zones):
     """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
     list names it or as one piece of it weighed when placed; True too where nothing is known
     (no items, or nothing listed there)."""
+    return cargo_fit(det, grams, zones) <= tuning.FRESH_CARGO_ERRORS
+
+
+def cargo_fit(det, grams, zones):
+    """How many weighing errors `grams` is from some of the cargo the `zones` (0-based) hold
+    (cargo_could_weigh); 0 where nothing is known."""
     if not det.items:
-        return True
+        return 0.0
     aboard = []
     for z in zones:
         aboard.extend(det.cargo.zones[z + 1])
         for weighed in det.cargo.weighed[z + 1]:
             # a piece as it weighed when placed (its name may be the nearer of two)
-            off = abs(grams - weighed)
-            if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
-                return True
+            if weighed and abs(grams - weighed) <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(
+                weighed
+            ):
+                return 0.0
     if not aboard:
-        return True
-    return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS
+        return 0.0
+    return measure.subset_fit(grams, aboard, det.items)
 
 
 def rose_above(det, k):
@@ -263,12 +270,14 @@ def stayed_as_cargo_fell(det, leave, k, drop):
     sums). 0.0 if nothing says so; None while the mat may yet weigh it (from when the drop
     was noticed, the time a piece needs to land and show there)."""
     table = det.table_sense
-    if table is None or not table.uses_mat or det.released_k is None or not det.area_n:
+    if det.released_k is None or not det.area_n:
         return 0.0
     if measure.loaded_zone(det) not in leave.zones:
         return 0.0
     if cargo_could_weigh(det, drop, leave.zones):
         return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed
+    if table is None or not table.uses_mat:
+        return stayed_by_cargo(det, drop, leave.zones)
     if table.onset_k < leave.onset_k and table.active:
         return 0.0  # the mat is busy with what landed before: it cannot tell
     late = k - leave.notice_k > det.table_fall_n + det.mat_steady_n + det.mat_seen_n
@@ -285,6 +294,25 @@ def stayed_as_cargo_fell(det, leave, k, drop):
     if not cargo_could_weigh(det, drop + fresh, leave.zones):
         return 0.0  # what the mat took is no cargo of those zones either
     return fresh
+
+
+def stayed_by_cargo(det, drop, zones):
+    """No mat to weigh what fell: the piece let go of that stayed is what the loss `drop`
+    lacks to be a piece of cargo the `zones` (0-based) hold as it weighed when placed, if
+    that is a piece's worth no heavier than the hand's rise (the best fit of those): a
+    bottle let go on yard 7 as the boat there fell, 7.7 g left, which no cargo there
+    weighs; with the bottle, the boat. 0.0 if none fits."""
+    best = 0.0
+    best_error = tuning.FRESH_FIT_ERRORS
+    for z in zones:
+        for weighed in det.cargo.weighed[z + 1]:
+            fresh = weighed - drop
+            if fresh < det.floor_g or fresh > det.peak:
+                continue
+            error = measure.fit_errors(fresh, det.items)
+            if error <= best_error:
+                best, best_error = fresh, error
+    return best
 
 
 def came_back(det, leave, d):
