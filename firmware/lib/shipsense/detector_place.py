@@ -8,6 +8,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
+from shipsense import detector_shift as shift
 from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
@@ -187,6 +188,9 @@ def decide_place(det, events, k):
         slide.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
     commit.place_event(det, events, k, grams, change, t_ms)
+    if cascade is None and det.released_k is not None:
+        zone = measure.place_zone(det, change)
+        shift.moved_as_placed(det, events, end, seen, zone, det.released_k)
     commit.after_commit(det, k)
     if cascade is None:
         return False
@@ -264,6 +268,8 @@ def cascade_loss(det, k, grams, change):
         i = fitted[j]
         grams_i = -amplitudes[j]
         if grams_i >= det.floor_g and ref[i] >= tuning.CASCADE_HELD_FRACTION * grams_i:
+            if shift.landed_beside(det, change, i, zone, grams_i):
+                continue  # it moved aboard (shift.moved_as_placed)
             zones.append(i)
             lost += measure.cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:

@@ -248,52 +248,11 @@ def at_rest(det, events, k):
     delta = measure.zone_means(det, k, w, det.silent_delta)
     for i in range(det.n_zones):
         delta[i] -= before[i]
-    floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
-    side = tuning.SILENT_SIDE_FRACTION * floor
-    net = 0.0
-    low = high = 0.0
-    for v in delta:
-        net += v
-        if v < low:
-            low = v
-        elif v > high:
-            high = v
-    if -low < side or high < side:  # nothing went down and up by a piece's worth (the usual)
-        det.silent = None
+    step = step_between(det, delta)
+    if step is None:
+        det.silent = None  # nothing moved, or mostly sway, or several zones changing
         return
-    # the pair a piece can move between (one deck quarter to the next, a yard down onto a
-    # lower zone on its side) whose weaker side moved most
-    source = target = -1
-    best = 0.0
-    for s in range(det.n_zones):
-        if delta[s] >= 0.0:
-            continue
-        for t in range(det.n_zones):
-            if delta[t] <= 0.0 or not can_move(det, s, t):
-                continue
-            weaker = delta[t] if delta[t] < -delta[s] else -delta[s]
-            if weaker > best:
-                source, target, best = s, t, weaker
-    if source < 0:
-        det.silent = None
-        return
-    moved = 0.5 * (delta[target] - delta[source])
-    if (
-        -delta[source] < side
-        or delta[target] < side
-        or moved < floor
-        or abs(net) > tuning.SILENT_NET_FRACTION * moved
-    ):
-        det.silent = None
-        return
-    projected = det.sway.project_out(delta)
-    energy = 0.0
-    for v in projected:
-        energy += v * v
-    amount, fit = det.sway.transfer(projected, source, target)
-    if amount < tuning.SILENT_SWAY_FRACTION * moved or fit < tuning.SILENT_FIT_FRACTION * energy:
-        det.silent = None  # mostly sway (or several zones changing): not one piece moving
-        return
+    source, target, moved, amount, best = step
     last = det.silent
     det.silent = (source, target, moved)
     if last is None or last[0] != source or last[1] != target:
@@ -326,6 +285,95 @@ def at_rest(det, events, k):
         taken = 1.0
     det.ref[source] -= grams + taken * delta[source]
     det.ref[target] += grams - taken * delta[target]
+
+
+def moved_as_placed(det, events, end_k, w, zone, onset):
+    """A piece was just placed on `zone` (0-based, booked) as cargo on two other zones moved
+    between them (a plank let go on quarter 3 knocked the rat on quarter 1 onto quarter 2):
+    the zones against their committed levels over the still stretch (`w` samples up to
+    `end_k`) show one down and another up by a piece's worth (step_between): a shift, begun
+    at sample `onset` (named from the cargo the first held, or a `stay`: name_moved)."""
+    delta = measure.zone_change(det, end_k, w)
+    delta[zone] = 0.0  # what the piece's own weighing left there is no move
+    step = step_between(det, delta, False)  # its crosstalk on its neighbours is none either
+    if step is None or det.ref[step[0]] < det.floor_g:
+        return  # nothing moved, or from a zone that held nothing
+    source, target, moved, amount, best = step
+    if det.loading_change[source] < -tuning.CASCADE_ONSET_FRACTION * moved:
+        return  # it stood that low as the loading began: an earlier misjudgement, no move now
+    grams = emit(det, events, onset, source, target, middle(moved, amount, best))
+    det.ref[source] -= grams
+    det.ref[target] += grams
+    det.base = measure.sum_ref(det)
+
+
+def landed_beside(det, change, source, zone, grams):
+    """True if a zone other than `zone` (0-based, just loaded) that a piece leaving `source`
+    can come to rest on gained most of the `grams` `source` lost, and the two zones' `change`
+    together stayed level (a move aboard, as step_between sees one)."""
+    least = tuning.SILENT_SIDE_FRACTION * grams
+    for t in range(det.n_zones):
+        if t == zone or change[t] < least or not can_move(det, source, t):
+            continue
+        net = change[t] + change[source]
+        if abs(net) <= tuning.SILENT_NET_FRACTION * 0.5 * (change[t] - change[source]):
+            return True
+    return False
+
+
+def step_between(det, delta, whole=True):
+    """One piece moved between two zones, as the zones' changes `delta` show it: the pair a
+    piece can move between (one deck quarter to the next, a yard down onto a lower zone on
+    its side) whose weaker side moved most, one down and the other up by a piece's worth,
+    the total (`whole`; else the pair's) unchanged within a share of the move, and what is
+    not sway explained by it.
+    (source, target, moved, amount, weaker): the mean of the two sides, the move fitted with
+    the sway taken out, the weaker side; None if not so."""
+    floor = det.floor_g if det.floor_g > tuning.SHIFT_MIN_G else tuning.SHIFT_MIN_G
+    side = tuning.SILENT_SIDE_FRACTION * floor
+    net = 0.0
+    low = high = 0.0
+    for v in delta:
+        net += v
+        if v < low:
+            low = v
+        elif v > high:
+            high = v
+    if -low < side or high < side:  # nothing went down and up by a piece's worth (the usual)
+        return None
+    # the pair a piece can move between (one deck quarter to the next, a yard down onto a
+    # lower zone on its side) whose weaker side moved most
+    source = target = -1
+    best = 0.0
+    for s in range(det.n_zones):
+        if delta[s] >= 0.0:
+            continue
+        for t in range(det.n_zones):
+            if delta[t] <= 0.0 or not can_move(det, s, t):
+                continue
+            weaker = delta[t] if delta[t] < -delta[s] else -delta[s]
+            if weaker > best:
+                source, target, best = s, t, weaker
+    if source < 0:
+        return None
+    moved = 0.5 * (delta[target] - delta[source])
+    if not whole:
+        net = delta[target] + delta[source]
+    if (
+        -delta[source] < side
+        or delta[target] < side
+        or moved < floor
+        or abs(net) > tuning.SILENT_NET_FRACTION * moved
+    ):
+        return None
+    projected = det.sway.project_out(delta)
+    energy = 0.0
+    for v in projected:
+        energy += v * v
+    amount, fit = det.sway.transfer(projected, source, target)
+    if amount < tuning.SILENT_SWAY_FRACTION * moved or fit < tuning.SILENT_FIT_FRACTION * energy:
+        return None  # mostly sway (or several zones changing): not one piece moving
+    return source, target, moved, amount, best
 
 
 def emit(det, events, onset, source, target, grams, in_air_g=0.0, least_g=0.0):
