@@ -214,3 +214,48 @@ def test_a_move_missed_earlier_is_not_reported_at_a_later_place():
     )
     assert [(e["zone"], e["item"]) for e in of_type(events, "place")][-1] == (6, "rat")
     assert of_type(events, "shift") == []
+
+
+def test_rr11_a_piece_that_stood_a_moment_and_went_over_is_weighed_by_its_brief_rest():
+    # the second ship's seed 1003, 80 SPS, a piezo alone: a chest pressed onto yard 8 with
+    # 37 g stood 0.18 s after the hand let go (the total held 8.6-9.0 g for 75 ms), then fell;
+    # the piezo heard it land. The rise (46 g, hand and chest) weighs no piece: a touch,
+    # marked toppled for the referee to ask. The level it held as it stood weighs it
+    events = detect_excerpt(
+        "othership_1003_a_chest_stands_a_moment_on_zone_8_then_falls_onto_a_piezo_table",
+        80,
+        "piezo",
+        {"boat": 12.43, "barrel": 6.12, "bottle": 4.31, "crate": 7.62}
+        | {"chest": 9.22, "plank": 5.21, "sailor": 3.51, "rat": 2.41},
+    )
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        8,
+        "chest",
+        [8],
+        ["chest"],
+    )
+    assert place["grams"] == pytest.approx(9.244, rel=0.12)
+
+
+def test_rr11_a_piece_that_stood_a_moment_and_bounced_off_the_mat_is_weighed_by_its_rest():
+    # the second ship's seed 900, 80 SPS, a mat: a boat pressed onto quarter 5 held its weight
+    # a moment after the hand let go, went over, struck the mat and bounced off it. The mat
+    # holds nothing and the rise (27 g, hand and boat) weighs no piece: it was a touch
+    events = detect_excerpt(
+        "othership_900_a_boat_let_go_on_zone_5_goes_over_and_bounces_off_the_mat",
+        80,
+        "mat",
+        {"boat": 11.95, "barrel": 5.88, "bottle": 4.15, "crate": 7.33}
+        | {"chest": 8.87, "plank": 5.01, "sailor": 3.37, "rat": 2.31},
+    )
+    assert of_type(events, "touch") == []
+    place, fall = of_type(events, "place", "fall")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        5,
+        "boat",
+        [5],
+        ["boat"],
+    )
+    assert place["grams"] == pytest.approx(12.268, rel=0.12)

@@ -264,6 +264,9 @@ TABLE_FALL_MS = const(284)
 # A piece toppling off the deck strikes the table no sooner than its free fall from there
 # (110 ms) less its tipping over; the load cells show the let-go this many samples late.
 _TOPPLE_SOONEST_MS = const(80)
+_BRIEF_REST_MS = const(75)  # a piece that stood a moment after the let-go held its level
+BRIEF_REST_SIGMAS = const(3.0)  # ... within this many of the total's noise ...
+BRIEF_REST_FRACTION = const(0.1)  # ... and this share of the level
 _LET_GO_SEEN_SAMPLES = const(2)
 # The mat holds a toppled piece once its level has stood still this long off its base (the
 # landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
@@ -399,6 +402,7 @@ def windows(det):
     det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
     det.cargo_wait_n = ns(_CARGO_WAIT_MS)
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
+    det.brief_rest_n = ns(_BRIEF_REST_MS) if ns(_BRIEF_REST_MS) > 2 else 2
     # a strike on the table (or the mat's change) is judged once the load cells could show a
     # piece that landed on a lower zone at that moment (table.HX711_SETTLE_SAMPLES)
     det.table_seen_n = _TABLE_SEEN_SAMPLES
