@@ -152,6 +152,7 @@ HELD_BACK_ROUNDS = {
     30: 73000,
     31: 72000,
     32: 71000,
+    33: 69000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
