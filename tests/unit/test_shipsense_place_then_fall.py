@@ -2,9 +2,10 @@
 
 On the second, separately written ship (bench.othership) nearly every fall the detector
 missed or weighed wrong, the topples no sensor weighs aside, came within three seconds of a
-placement: the piece let go of knocked cargo off, or went over the side itself a moment
-after it stood. Each test here is a scene of that kind, from that ship's traces (excerpts in
-tests/unit/data) or drawn; each fails without the change it covers.
+placement: the piece let go of knocked cargo off (overboard, or onto the next zone), or went
+over the side itself a moment after it stood. Each test here is a scene of that kind, from
+that ship's traces (excerpts in tests/unit/data), from the zoo's, or drawn; each fails
+without the change it covers.
 """
 
 from __future__ import annotations

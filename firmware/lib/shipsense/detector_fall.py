@@ -162,6 +162,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
             event["alternatives"] = alternatives
         unload(det, pieces, zones)
         if stayed and det.table_sense is not None and det.table_sense.uses_mat:
+            # the mat's first steady mean told it (with no mat, the cargo as it weighed did)
             stayed = stayed_by_name(det, pieces, drop - stayed, stayed)
     events.append(event)
     lost = 0.0

@@ -104,9 +104,8 @@ def cargo_fit(det, grams, zones):
         aboard.extend(det.cargo.zones[z + 1])
         for weighed in det.cargo.weighed[z + 1]:
             # a piece as it weighed when placed (its name may be the nearer of two)
-            if weighed and abs(grams - weighed) <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(
-                weighed
-            ):
+            off = abs(grams - weighed)
+            if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
                 return 0.0
     if not aboard:
         return 0.0

@@ -282,8 +282,8 @@ def topple_as_risen(det, events):
         pending.stood_g = brief_rest(det, pending.released_k, pending.peak_g)
     grams = pending.stood_g if pending.stood_g else pending.peak_g
     # a still level weighs a piece even at 10 SPS, where a rise does not; with a mat fitted,
-    # a piece that bounced off it weighs as it stood or rose where a rise weighs (the level
-    # may have held a hand)
+    # a piece that bounced off it is weighed so only where a rise weighs too (80 SPS: the
+    # level may have held a hand)
     stood_weighs = pending.stood_g and not det.table_sense.uses_mat
     if not (stood_weighs or det.rise_weighs) or (
         det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
