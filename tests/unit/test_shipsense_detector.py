@@ -239,6 +239,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.31,
         "rat": 2.41,
     },
+    1003: {
+        "boat": 12.43,
+        "chest": 9.22,
+        "crate": 7.62,
+        "barrel": 6.12,
+        "plank": 5.21,
+        "sailor": 3.51,
+        "bottle": 4.31,
+        "rat": 2.41,
+    },
     1423: {
         "boat": 12.73,
         "chest": 9.44,

@@ -11,7 +11,14 @@ without the change it covers.
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import (
+    ITEMS,
+    OTHERSHIP_ITEMS,
+    assert_placed_and_fell,
+    detect,
+    detect_excerpt,
+    of_type,
+)
 from test_shipsense_signals import ShipSignal
 
 
@@ -190,8 +197,7 @@ def test_rr13_the_second_ships_rat_knocked_from_quarter_1_to_2_by_a_plank_is_a_s
         "othership_11_a_plank_let_go_on_zone_3_knocks_a_rat_from_zone_1_to_2",
         10,
         "both",
-        {"boat": 12.6, "barrel": 6.2, "bottle": 4.37, "crate": 7.73}
-        | {"chest": 9.35, "plank": 5.29, "sailor": 3.56, "rat": 2.44},
+        OTHERSHIP_ITEMS[11],
     )
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (3, "plank")
@@ -226,17 +232,11 @@ def test_rr11_a_piece_that_stood_a_moment_and_went_over_is_weighed_by_its_brief_
         "othership_1003_a_chest_stands_a_moment_on_zone_8_then_falls_onto_a_piezo_table",
         80,
         "piezo",
-        {"boat": 12.43, "barrel": 6.12, "bottle": 4.31, "crate": 7.62}
-        | {"chest": 9.22, "plank": 5.21, "sailor": 3.51, "rat": 2.41},
+        OTHERSHIP_ITEMS[1003],
     )
     assert of_type(events, "touch") == []
-    place, fall = of_type(events, "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        8,
-        "chest",
-        [8],
-        ["chest"],
-    )
+    assert_placed_and_fell(events, 8, "chest")
+    (place,) = of_type(events, "place")
     assert place["grams"] == pytest.approx(9.244, rel=0.12)
 
 
@@ -248,15 +248,9 @@ def test_rr11_a_piece_that_stood_a_moment_and_bounced_off_the_mat_is_weighed_by_
         "othership_900_a_boat_let_go_on_zone_5_goes_over_and_bounces_off_the_mat",
         80,
         "mat",
-        {"boat": 11.95, "barrel": 5.88, "bottle": 4.15, "crate": 7.33}
-        | {"chest": 8.87, "plank": 5.01, "sailor": 3.37, "rat": 2.31},
+        OTHERSHIP_ITEMS[900],
     )
     assert of_type(events, "touch") == []
-    place, fall = of_type(events, "place", "fall")
-    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
-        5,
-        "boat",
-        [5],
-        ["boat"],
-    )
+    assert_placed_and_fell(events, 5, "boat")
+    (place,) = of_type(events, "place")
     assert place["grams"] == pytest.approx(12.268, rel=0.12)

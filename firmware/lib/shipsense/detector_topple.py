@@ -5,8 +5,6 @@ let go (a `place` and a `fall`), or the `touch` it looked like.
 the table may yet feel a piece land; `pending_step` runs on every sample while it waits.
 """
 
-from math import sqrt
-
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_tuning as tuning
@@ -306,7 +304,7 @@ def brief_rest(det, released, peak_g):
     k = det.k
     if released < k - h + 1:
         released = k - h + 1
-    tol = tuning.BRIEF_REST_SIGMAS * sqrt(det.var_total)
+    tol = tuning.BRIEF_REST_SIGMAS * det.sigma_total()
     best = 0.0
     gone = measure.reached(det, k, released, det.floor_g)  # where the load first went
     j = released + 1

@@ -402,7 +402,7 @@ def windows(det):
     det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
     det.cargo_wait_n = ns(_CARGO_WAIT_MS)
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
-    det.brief_rest_n = ns(_BRIEF_REST_MS) if ns(_BRIEF_REST_MS) > 2 else 2
+    det.brief_rest_n = max(2, ns(_BRIEF_REST_MS))
     # a strike on the table (or the mat's change) is judged once the load cells could show a
     # piece that landed on a lower zone at that moment (table.HX711_SETTLE_SAMPLES)
     det.table_seen_n = _TABLE_SEEN_SAMPLES
