@@ -259,6 +259,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.41,
         "rat": 2.46,
     },
+    1005: {
+        "boat": 12.79,
+        "chest": 9.49,
+        "crate": 7.84,
+        "barrel": 6.29,
+        "plank": 5.36,
+        "sailor": 3.61,
+        "bottle": 4.43,
+        "rat": 2.48,
+    },
     1322: {
         "boat": 12.49,
         "chest": 9.27,
@@ -280,7 +290,7 @@ def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
     return events
 
 
-def detect_excerpt(name: str, rate_hz: int, table: str, items: dict) -> list[dict]:
+def detect_excerpt(name: str, rate_hz: float, table: str, items: dict) -> list[dict]:
     """Every event of the detector over a trace excerpt kept in tests/unit/data (`name`.csv)."""
     with (Path(__file__).with_name("data") / f"{name}.csv").open() as lines:
         rows = [row[1:] for row in read_trace(lines)]

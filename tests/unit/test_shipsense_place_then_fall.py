@@ -254,3 +254,24 @@ def test_rr11_a_piece_that_stood_a_moment_and_bounced_off_the_mat_is_weighed_by_
     assert_placed_and_fell(events, 5, "boat")
     (place,) = of_type(events, "place")
     assert place["grams"] == pytest.approx(12.268, rel=0.12)
+
+
+def test_rr11_a_toppled_piece_is_weighed_once_the_mat_stops_ringing_as_after_a_fall():
+    # the second ship's seed 1005, a mat: a chest (8.46 g) pressed onto quarter 7 with 10 g
+    # toppled as it was let go. The mat swung 19 g up, then held 5.6 g for two samples
+    # before it settled at 8.3 g. Waiting only as long as for a knock, the mat weighed a plank
+    # at the dip, and a second landing of 2.6 g after it. A landing that may be a toppled
+    # piece's is waited for as a fall's is. The rate is the one `bosun detect` measures from
+    # the trace's clock: at exactly 10 Hz the wait for a knock rounds to three samples
+    events = detect_excerpt(
+        "othership_1005_a_chest_topples_off_zone_7_and_rings_the_mat_below_its_weight",
+        9.992,
+        "mat",
+        OTHERSHIP_ITEMS[1005],
+    )
+    (land,) = of_type(events, "land")
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], fall["zones"]) == (7, [7])
+    assert place["grams"] == fall["grams"] == pytest.approx(8.463, rel=0.12)
+    assert land["grams"] == pytest.approx(8.463, rel=0.12)

@@ -71,6 +71,9 @@ class TableSense:
         self.peak = 0.0
         self.trough = 0.0
         self.in_fall = False
+        # a rise vanished and a piece that toppled off may be landing (the detector sets it):
+        # the mat waits as long to hold still as in a fall, its verdict stays its own
+        self.expect_landing = False
         self.last_impact = 0
         self.hit_k: int | None = (
             None  # piezo hits waiting for the load cells to speak: the first's k ...
@@ -198,7 +201,7 @@ class TableSense:
                 self.trough = change
             if k - self.onset_k > self.stuck_n:
                 self.var += (noise - self.var) * self.noise_alpha
-            n = self.settle_fall_n if self.in_fall else self.settle_n
+            n = self.settle_fall_n if self.in_fall or self.expect_landing else self.settle_n
             if k - self.onset_k >= n:
                 mean = self.still_mean(k, n)
                 if mean is not None:
