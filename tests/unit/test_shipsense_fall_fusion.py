@@ -119,3 +119,20 @@ def test_a_second_piece_following_the_first_is_still_weighed_on_its_own(table):
         assert sum(fall["grams"] for fall in falls) == pytest.approx(13.7, abs=0.8)
         if rate_hz == 10:
             assert falls[0]["decided_ms"] - left <= 900
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_rr13_a_deck_piece_following_a_yard_piece_is_decided_when_the_first_lands(seed):
+    # a cascade too close to split: a bottle leaves yard 9 and a chest quarter 2 120 ms
+    # later; both land on the mat together. The mat began to take them no sooner than the
+    # bottle could reach it, though sooner than a piece from yard 9 seen gone as late as
+    # the chest was: the first piece seen gone sets how soon the table may feel a landing
+    signal = ShipSignal(rate_hz=80, seconds=7.0, seed=seed, noise_g=0.1, table="mat")
+    signal.place(9, ITEMS["bottle"], 500.0)
+    signal.place(2, ITEMS["chest"], 1800.0)
+    left = signal.fall(9, ITEMS["bottle"], 4000.0, flight_ms=300.0)
+    signal.fall(2, ITEMS["chest"], 4120.0, flight_ms=170.0)
+    (fall,) = of_type(detect(signal, ITEMS), "fall")
+    assert (sorted(fall["items"]), fall["zones"]) == (["bottle", "chest"], [2, 9])
+    assert fall["grams"] == pytest.approx(ITEMS["bottle"] + ITEMS["chest"], abs=0.8)
+    assert fall["decided_ms"] - left <= 420

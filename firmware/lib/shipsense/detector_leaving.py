@@ -361,9 +361,22 @@ def table_felt_landing(det, leave, k, went_k):
     else:
         felt_k = table.struck_k
         seen_n = det.table_seen_n
-    if felt_k < went_k + table_soonest(det, leave.zones) or k < felt_k + seen_n:
+    if k < felt_k + seen_n:
+        return False
+    soonest = table_soonest(det, leave.zones)
+    if felt_k < went_k + soonest and felt_k < first_gone(det, leave, k) + soonest:
         return False
     return det.total_ring[k % det.history_n] - det.base < 0.5 * leave.deepest
+
+
+def first_gone(det, leave, k):
+    """When the load cells showed the first piece gone (its zones 70 % down): where another
+    piece followed it off other zones, the total's drop shows the last one gone."""
+    change = measure.zone_change(det, k, det.fast_n)
+    loss = 0.0
+    for z in leave.zones:
+        loss -= change[z]
+    return measure.zones_reached(det, k, leave.onset_k, leave.zones, -0.7 * loss)
 
 
 def table_soonest(det, zones):

@@ -181,6 +181,24 @@ def reached(det, k, since, level):
     return k
 
 
+def zones_reached(det, k, since, zones, level):
+    """The first sample from `since` on (within the zone history) at which `zones` (0-based)
+    together stood at or below `level` grams from their committed levels, in the fast mean
+    (as `reached` judges the total), or k."""
+    zn = det.zone_history_n
+    n = det.fast_n
+    j = since if since > k - zn + n else k - zn + n
+    while j < k:
+        s = 0.0
+        for back in range(n):
+            for z in zones:
+                s += det.zone_rings[z][(j - back) % zn] - det.ref[z]
+        if s <= level * n:
+            return j
+        j += 1
+    return k
+
+
 def losses(det, change):
     """Per zone: grams lost (positive) once sway is taken out, least-squares amplitudes."""
     projected = det.sway.project_out(change)
