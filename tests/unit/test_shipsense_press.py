@@ -1,9 +1,10 @@
-"""The shipsense detector on the zoo's `rough` hands: a piece held pressed down still (issue 11)."""
+"""The shipsense detector on hands that press: a piece held pressed down still (the zoo's
+`rough` hands), a hand resting on the ship after it let go (the second ship's) (issue 11)."""
 
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, of_type
+from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
 
 
@@ -46,3 +47,36 @@ def test_a_piece_resting_a_little_off_its_weight_with_no_release_seen_is_placed_
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (5, "chest")
     assert 1000.0 + 150.0 + 1100.0 <= place["decided_ms"] <= 1000.0 + 1600.0
+
+
+def test_rr8_a_hand_resting_far_heavier_than_any_piece_after_a_let_go_is_a_touch():
+    # the second ship's seed 1008, 80 SPS, a mat: a hand pressed yards 9 and 10 with 55 g,
+    # eased to 46 g and rested there still for 0.7 s, then lifted; the ship rang below its
+    # old level as it did, and the mat felt nothing. What rested after the ease, four times
+    # a boat, was placed as a boat and then fell as four pieces. No piece weighs that much:
+    # the hand lifting leaves the rise to the table, which felt nothing
+    events = detect_excerpt(
+        "othership_1008_a_hand_rests_46_g_on_yards_9_and_10_after_a_let_go",
+        80,
+        "mat",
+        OTHERSHIP_ITEMS[1008],
+    )
+    assert of_type(events, "place", "fall") == []
+    (touch,) = of_type(events, "touch")
+    assert touch["zones"] == [9]
+
+
+def test_rr8_a_piece_a_hand_rested_on_is_placed_at_what_stays_when_it_lifts():
+    # the second ship's seed 1212, 80 SPS: a rat (2.18 g) pressed onto yard 8 with 49 g; the
+    # press eased and held 49 g still for a third of a second before the hand lifted. That
+    # stretch was placed as a boat of 49 g. The rat is what stayed
+    events = detect_excerpt(
+        "othership_1212_a_rat_pressed_onto_yard_8_with_49_g_that_rested_before_it_lifted",
+        80,
+        "mat",
+        OTHERSHIP_ITEMS[1212],
+    )
+    assert of_type(events, "fall") == []
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (8, "rat")
+    assert place["grams"] == pytest.approx(2.18, abs=0.6)

@@ -139,7 +139,8 @@ class Detector:
         # place. A still load or a loss lighter than this is never a `place` or a `fall`: it
         # fits no piece (a hand resting on the ship, drift, noise). See set_items.
         self.floor_g = tuning.PLACE_MIN_G
-        self.lightest_g = 0.0  # the lightest item's grams (0.0 without items)
+        self.lightest_g = 0.0  # the lightest item's grams (0.0 without items) ...
+        self.heaviest_g = 0.0  # ... and the heaviest's
         if items is not None:
             self.set_items(items)
         tuning.windows(self)  # every window as a sample count at this rate (detector_tuning)
@@ -215,9 +216,11 @@ class Detector:
             self.cargo.clear()
             self.floor_g = tuning.PLACE_MIN_G
             self.lightest_g = 0.0
+            self.heaviest_g = 0.0
             return
         self.items = check_items(items)
         lightest = self.lightest_g = min(self.items[name] for name in self.items)
+        self.heaviest_g = max(self.items[name] for name in self.items)
         self.floor_g = 0.5 * lightest if 0.5 * lightest > tuning.PLACE_MIN_G else tuning.PLACE_MIN_G
 
     def restart(self) -> None:

@@ -128,6 +128,11 @@ def check_leaving(det, events, k, d, leave_level):
             elif plateau.after_release and d < -leave_level:
                 # it went below the old level: the piece that rested left, and more
                 level_ref = plateau.level_g
+    if level_ref and place.beyond_pieces(det, level_ref):
+        # what stood was no piece but a hand resting: it lifts, and the table tells what the
+        # rise was (end_episode), as for a load that fits no piece and went
+        gone.nothing_rested(det, k)
+        return False
     if d < level_ref - leave_level:
         det.leave_run += 1
     else:

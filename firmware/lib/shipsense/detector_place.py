@@ -73,6 +73,12 @@ def fits_no_item(det, level):
     return _added_fit(det, level) > tuning.FRESH_FIT_ERRORS
 
 
+def beyond_pieces(det, level):
+    """True if, with items, a still load of `level` grams is far heavier than any piece
+    (NO_PIECE_FACTOR times the heaviest): a hand resting on the ship, not a piece."""
+    return det.heaviest_g > 0.0 and level > tuning.NO_PIECE_FACTOR * det.heaviest_g
+
+
 def released(det):
     """The drop on the loaded zone was the hand letting go: it did so when the drop began."""
     det.released_k = det.dropping_k

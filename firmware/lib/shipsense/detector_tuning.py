@@ -136,6 +136,9 @@ _QUIET_MS = const(150)  # the episode is over after this long back at the old le
 _FRESH_MS = const(1500)
 FRESH_FIT_ERRORS = const(2.5)  # what stays fits a piece this well ...
 FRESH_CARGO_ERRORS = const(3.0)  # ... and what went fits no cargo better than this
+# A still load this many times the heaviest piece is no piece: a hand resting on the ship
+# after it let go (the second ship's hands rest 20-50 g on a yard for up to a second)
+NO_PIECE_FACTOR = const(1.5)
 ONE_ZONE_FRACTION = const(0.5)  # a placed piece shows at least this share of its weight on its zone
 # A cascade weighed in one still stretch: cargo left another zone while a fresh piece came to
 # rest, and the total shows only their difference. A zone lost cargo only if it held at least
