@@ -323,7 +323,6 @@ class Detector:
         self.prev_total2 = self.prev_total1
         self.prev_total1 = total
         if self.table_sense is not None:
-            self.table_sense.expect_landing = self.pending is not None
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
             if self.vanished is not None and more:
                 detector_topple.landed_meanwhile(self.vanished, more)

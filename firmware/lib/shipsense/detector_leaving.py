@@ -364,8 +364,10 @@ def table_felt_landing(det, leave, k, went_k):
     if k < felt_k + seen_n:
         return False
     soonest = table_soonest(det, leave.zones)
-    if felt_k < went_k + soonest and felt_k < first_gone(det, leave, k) + soonest:
-        return False
+    if felt_k < went_k + soonest and (
+        felt_k < leave.onset_k + soonest or felt_k < first_gone(det, leave, k) + soonest
+    ):
+        return False  # (the first piece was gone no sooner than the drop began)
     return det.total_ring[k % det.history_n] - det.base < 0.5 * leave.deepest
 
 

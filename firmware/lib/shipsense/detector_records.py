@@ -149,7 +149,15 @@ def touch_after_all(det, events):
     if det.pending is not None:
         if det.pending.cargo_g is None or det.pending.owed:
             send_waited(det, events, det.pending.touch)
-        det.pending = None
+        set_pending(det, None)
+
+
+def set_pending(det, pending):
+    """The rise that waits for the table's word is now `pending` (None: none): while one
+    waits, a piece that toppled off may be landing, and the mat is given as long to settle
+    as in a fall (table.TableSense.expect_landing)."""
+    det.pending = pending
+    det.table_sense.expect_landing = pending is not None
 
 
 def send_waited(det, events, touch):

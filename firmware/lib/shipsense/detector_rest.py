@@ -281,9 +281,11 @@ def end_episode(det, events, k):
                 gone = topple.left_zone(det, k, released)
             until = gone + det.table_fall_n
             if table.uses_mat or det.rise_weighs or det.gone_g:
-                det.pending = records.PendingTouch(
-                    touch, measure.time_of(det, released), det.onset_k, released, until, det.peak
+                let_go_ms = measure.time_of(det, released)
+                pending = records.PendingTouch(
+                    touch, let_go_ms, det.onset_k, released, until, det.peak
                 )
+                records.set_pending(det, pending)
                 det.pending.stood_g = det.gone_g
                 if table.uses_mat and table.landed_k >= det.onset_k:
                     topple.resolve_topple(det, table.landed_g, events)

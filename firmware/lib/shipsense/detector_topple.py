@@ -104,7 +104,7 @@ def cargo_leaving(det, k, onset, events):
         pending.mat = True
         pending.leave_k = onset
         det.vanished = pending
-        det.pending = None
+        records.set_pending(det, None)
         return
     records.touch_after_all(det, events)
 
@@ -194,7 +194,7 @@ def cargo_fell(det, k, onset):
         return
     pending.cargo_g = 0.0  # the falls are counted as they are sent, this one too
     pending.until_k = k + det.table_fall_n + det.table_sense.settle_fall_n
-    det.pending = pending
+    records.set_pending(det, pending)
 
 
 def cargo_step(det, k, table_events, events):
@@ -337,7 +337,7 @@ def resolve_topple(det, grams, events):
     the touch stands."""
     pending = det.pending
     touch = pending.touch
-    det.pending = None
+    records.set_pending(det, None)
     if grams < det.floor_g or grams > pending.peak_g * det.rise_seen_factor + det.leave_level:
         if pending.cargo_g is None or pending.owed:
             records.send_waited(det, events, touch)
