@@ -275,3 +275,23 @@ def test_rr11_a_toppled_piece_is_weighed_once_the_mat_stops_ringing_as_after_a_f
     assert (place["zone"], fall["zones"]) == (7, [7])
     assert place["grams"] == fall["grams"] == pytest.approx(8.463, rel=0.12)
     assert land["grams"] == pytest.approx(8.463, rel=0.12)
+
+
+def test_rr13_cargo_that_falls_where_a_piece_was_just_placed_is_no_hand_when_it_lands():
+    # the second ship's seed 5, 10 SPS, both sensors: a crate pressed onto quarter 1 with
+    # 42 g, beside a barrel; 1.7 s after the let-go the barrel fell onto the mat (5.8 g)
+    # and the piezo heard it. Nothing listed on quarter 1 fits the 6.3 g loss, and the
+    # crate less it (1.8 g) fits a rat: the loss was taken for a hand weighed with the
+    # crate, booked a `stay`. A hand lifting off a piece lands nothing on the table
+    events = detect_excerpt(
+        "othership_5_a_barrel_falls_off_quarter_1_soon_after_a_crate_was_placed_there",
+        10,
+        "both",
+        OTHERSHIP_ITEMS[5],
+    )
+    assert of_type(events, "stay") == []
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], place["item"]) == (1, "crate")
+    assert (fall["zones"], fall["items"]) == ([1], ["barrel"])
+    assert fall["grams"] == pytest.approx(6.383, abs=0.6)

@@ -221,7 +221,7 @@ def step(det, events, k, d, sigma_fast):
             return
         shift.weight_returned(det, events, k)
         return
-    if fall.hand_on_fresh_piece(det, drop, k, w):
+    if fall.hand_on_fresh_piece(det, drop, k, w) and not landed_since(det, leave):
         fall.unweigh_hand(det, events, k, drop)
         return
     unheard = unheard_light_loss(det, leave, k, drop, deep_k)
@@ -341,6 +341,19 @@ def mat_holds(det, leave):
     if table is None or not table.uses_mat or not table.active or table.onset_k < leave.onset_k:
         return False
     return table.level - table.base >= tuning.MAT_HOLDS_FRACTION * -leave.deepest
+
+
+def landed_since(det, leave):
+    """True if the table felt something land since the drop began: the mat holds its share
+    of what the ship lost (mat_holds), or (a piezo alone) it was struck no sooner than a
+    piece leaving those zones could reach it. A hand lifting off a fresh piece lands
+    nothing."""
+    table = det.table_sense
+    if table is None:
+        return False
+    if table.uses_mat:
+        return mat_holds(det, leave)
+    return table.struck_k >= leave.onset_k + table_soonest(det, leave.zones)
 
 
 def table_felt_landing(det, leave, k, went_k):
