@@ -1,11 +1,14 @@
 """The shipsense detector on hands that press: a piece held pressed down still (the zoo's
-`rough` hands), a hand resting on the ship after it let go (the second ship's) (issue 11)."""
+`rough` hands), a hand resting on the ship after it let go (the second ship's), and barrels
+set down together on Montego Bay's harbour, which no such hand is (issue 11)."""
 
 from __future__ import annotations
 
 import pytest
 from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
+
+from shipsense.pieces import BARREL_G
 
 
 def press_a_bottle_down_still(rate_hz: int, press_g: float, still_ms: float) -> ShipSignal:
@@ -80,3 +83,21 @@ def test_rr8_a_piece_a_hand_rested_on_is_placed_at_what_stays_when_it_lifts():
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (8, "rat")
     assert place["grams"] == pytest.approx(2.18, abs=0.6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mb_barrels_set_down_together_are_no_hand_though_far_heavier_than_one(seed):
+    # Montego Bay's harbour has one kind of piece: three barrels set down on dock 3 weigh
+    # three times the heaviest item, and five lifted off dock 4 0.3 s after the let-go end
+    # the still stretch. They are barrels, placed, not a hand resting (the ship's rule,
+    # one piece at a time, is no harbour's)
+    items = {"barrel": BARREL_G}
+    signal = ShipSignal(rate_hz=80, seconds=7.0, seed=seed, noise_g=0.05, table="none")
+    signal.place(4, 5 * BARREL_G, 500.0, press_g=4.0)
+    let_go = signal.place(3, 3 * BARREL_G, 3000.0, press_g=4.0)
+    signal.step(3, -5 * BARREL_G, let_go + 300.0, 80.0)
+    events = detect(signal, items)
+    placed = [(e["zone"], round(e["grams"] / BARREL_G)) for e in of_type(events, "place")]
+    assert placed == [(4, 5), (3, 3)]
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], round(fall["grams"] / BARREL_G)) == ([4], 5)

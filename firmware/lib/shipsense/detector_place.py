@@ -74,9 +74,12 @@ def fits_no_item(det, level):
 
 
 def beyond_pieces(det, level):
-    """True if, with items, a still load of `level` grams is far heavier than any piece
-    (NO_PIECE_FACTOR times the heaviest): a hand resting on the ship, not a piece."""
-    return det.heaviest_g > 0.0 and level > tuning.NO_PIECE_FACTOR * det.heaviest_g
+    """True if, with items of more than one kind, a still load of `level` grams is far
+    heavier than any piece (NO_PIECE_FACTOR times the heaviest): a hand resting on the
+    ship, not a piece (the ship's pieces are placed one at a time, RR8). With one kind
+    (Montego Bay's barrels), a load of several times its weight is that many set down
+    together (MB)."""
+    return det.heaviest_g > det.lightest_g and level > tuning.NO_PIECE_FACTOR * det.heaviest_g
 
 
 def released(det):
