@@ -154,6 +154,7 @@ HELD_BACK_ROUNDS = {
     32: 71000,
     33: 69000,
     34: 68000,
+    35: 67000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
