@@ -360,9 +360,10 @@ def table_felt_landing(det, leave, k, went_k):
     """True if the table felt the landing of what the ship lost, the piece gone at `went_k`
     (as the load cells showed it): the mat holds its share of the lost grams, or (a piezo
     alone) the table was struck, no sooner than a piece leaving those zones could reach the
-    table, and the load cells, given the time to show a piece landing on a lower zone then,
-    still miss the weight. Not while a second piece may be following (the split's own
-    clock)."""
+    table (from when the first piece went, where another followed it off other zones too
+    close to split: first_gone), and the load cells, given the time to show a piece landing
+    on a lower zone then, still miss the weight. Not while a second piece may be following
+    (the split's own clock)."""
     table = det.table_sense
     if table is None or leave.split is not None or k - leave.deepest_k < det.stable_w:
         return False
@@ -376,11 +377,14 @@ def table_felt_landing(det, leave, k, went_k):
         seen_n = det.table_seen_n
     if k < felt_k + seen_n:
         return False
+    # too soon for what went last; where another piece followed the first, the first may
+    # have landed (it went no sooner than the drop began: first_gone is only worked out
+    # for a table change that could pass)
     soonest = table_soonest(det, leave.zones)
     if felt_k < went_k + soonest and (
         felt_k < leave.onset_k + soonest or felt_k < first_gone(det, leave, k) + soonest
     ):
-        return False  # (the first piece was gone no sooner than the drop began)
+        return False
     return det.total_ring[k % det.history_n] - det.base < 0.5 * leave.deepest
 
 

@@ -285,8 +285,8 @@ def end_episode(det, events, k):
                 pending = records.PendingTouch(
                     touch, let_go_ms, det.onset_k, released, until, det.peak
                 )
+                pending.stood_g = det.gone_g
                 records.set_pending(det, pending)
-                det.pending.stood_g = det.gone_g
                 if table.uses_mat and table.landed_k >= det.onset_k:
                     topple.resolve_topple(det, table.landed_g, events)
                 elif not table.uses_mat and topple.struck_meanwhile(det, table.struck_k):
