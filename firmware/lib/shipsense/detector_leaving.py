@@ -91,14 +91,8 @@ def cargo_could_weigh(det, grams, zones):
     """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
     list names it or as one piece of it weighed when placed; True too where nothing is known
     (no items, or nothing listed there)."""
-    return cargo_fit(det, grams, zones) <= tuning.FRESH_CARGO_ERRORS
-
-
-def cargo_fit(det, grams, zones):
-    """How many weighing errors `grams` is from some of the cargo the `zones` (0-based) hold
-    (cargo_could_weigh); 0 where nothing is known."""
     if not det.items:
-        return 0.0
+        return True
     aboard = []
     for z in zones:
         aboard.extend(det.cargo.zones[z + 1])
@@ -106,10 +100,10 @@ def cargo_fit(det, grams, zones):
             # a piece as it weighed when placed (its name may be the nearer of two)
             off = abs(grams - weighed)
             if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
-                return 0.0
+                return True
     if not aboard:
-        return 0.0
-    return measure.subset_fit(grams, aboard, det.items)
+        return True
+    return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS
 
 
 def rose_above(det, k):

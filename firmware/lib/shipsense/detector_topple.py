@@ -112,8 +112,7 @@ def cargo_leaving(det, k, onset, events):
 def mat_first(det, since, until):
     """True if the mat is changing since a sample from `since` to `until`: it felt something
     land then."""
-    table = det.table_sense
-    return table.uses_mat and table.active and since <= table.onset_k <= until
+    return mat_began_since(det, since) and det.table_sense.onset_k <= until
 
 
 def cargo_soonest(det, onset):
