@@ -197,3 +197,29 @@ def test_a_zone_that_reads_no_loss_lost_no_cargo_as_a_fresh_piece_settles():
     )
     late = [e for e in of_type(events, "place", "fall") if e["t_ms"] > 73000]
     assert [(e["type"], e.get("zone"), e.get("item")) for e in late] == [("place", 1, "chest")]
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+@pytest.mark.parametrize("crosstalk", [0.05, 0.08])
+@pytest.mark.parametrize("delay_ms", [150.0, 300.0, 600.0])
+def test_rr8_rr13_a_zone_losing_cargo_in_a_cascade_is_judged_at_the_share_it_reads(
+    rate_hz, crosstalk, delay_ms
+):
+    # the second ship's seed 21, 10 SPS: a chest (9.0 g) let go on quarter 5 as the boat on
+    # yard 7 (12.5 g when placed) went over the side and bounced off the mat. Yard 7 read a
+    # loss of 9.5 g: its own share of the boat, its neighbours read the rest. Its cargo
+    # nearest that was a crate (7.8 g), so the chest was placed as the total less a crate: a
+    # bottle, and a crate fell. A zone reads only its own share of a piece, learned from the
+    # places before: at that share yard 7 lost the boat
+    signal = ShipSignal(rate_hz=rate_hz, seconds=9.0, noise_g=0.1, table="piezo")
+    signal.crosstalk_fraction = crosstalk  # yard 7 reads 0.76-0.85 of its piece
+    signal.place(7, ITEMS["crate"], 500.0)
+    signal.place(7, ITEMS["boat"], 2500.0)
+    let_go = signal.place(5, ITEMS["chest"], 5000.0, press_g=20.0)
+    signal.fall(7, ITEMS["boat"], let_go + delay_ms, outcome="bounced")
+    events = detect(signal, ITEMS)
+    _, _, place = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], place["item"]) == (5, "chest")
+    assert place["grams"] == pytest.approx(ITEMS["chest"], rel=0.12)
+    assert 7 in fall["zones"] and fall["items"] == ["boat"]

@@ -6,6 +6,7 @@ goes back to LOADING with a fresh view of the episode; `reset_episode` starts on
 
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
+from shipsense import detector_tuning as tuning
 from shipsense.items import name_place
 
 
@@ -123,9 +124,28 @@ def place_event(det, events, k, grams, change, t_ms, zone=-1):
         det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
         det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
+    learn_share(det, zone, grams, change)
     det.ref[zone] += grams
     book_crosstalk(det, zone, grams, change)
     det.base = measure.sum_ref(det)
+
+
+def learn_share(det, zone, grams, change):
+    """Learn what share of a piece its own zone reads (the rest its neighbours read, through
+    the ship's crosstalk and the calibration that makes the total right), as this place's
+    `change` shows it, sway removed: the mean over the places of at least a piece's worth,
+    the latest SHARE_PLACES of them weighing most. With items only (the pieces' weights
+    judge a cascade's loss by it)."""
+    if not det.items or grams < det.lightest_g:
+        return
+    share = det.sway.zone_amplitudes(change, [zone])[0] / grams
+    if share < tuning.SHARE_MIN:
+        share = tuning.SHARE_MIN
+    elif share > tuning.SHARE_MAX:
+        share = tuning.SHARE_MAX
+    if det.shares_n < tuning.SHARE_PLACES:
+        det.shares_n += 1
+    det.own_share += (share - det.own_share) / det.shares_n
 
 
 def book_crosstalk(det, zone, grams, change):
