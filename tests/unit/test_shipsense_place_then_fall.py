@@ -49,6 +49,29 @@ def test_rr8_rr13_the_mat_tells_the_piece_let_go_stayed_as_the_cargo_on_its_zone
     assert place["grams"] == pytest.approx(ITEMS["bottle"], abs=0.5)
 
 
+@pytest.mark.parametrize(("rate_hz", "delay_ms"), [(10, 150), (10, 250), (80, 150), (80, 250)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rr8_rr13_the_mat_is_asked_even_when_the_net_loss_fits_cargo_on_the_zone(
+    rate_hz, delay_ms, seed
+):
+    # the second ship's seed 1323, 10 SPS, a mat: a rat let go on yard 8 went over with the
+    # barrel there; the ship lost 5.9 g net, what the plank listed on yard 8 weighs, and the
+    # plank's fall was booked without a look at the mat, which took 8.7 g (now: the rat is
+    # placed, the fall weighed as the mat did). Here yard 9 holds a crate and a boat; a
+    # bottle let go there as the boat falls leaves a loss a crate's size. The mat weighs the
+    # boat: the bottle stayed
+    signal = ShipSignal(rate_hz=rate_hz, seconds=8.0, seed=seed, noise_g=0.1, table="mat")
+    signal.place(9, ITEMS["crate"], 500.0)
+    signal.place(9, ITEMS["boat"], 2500.0)
+    let_go = signal.place(9, ITEMS["bottle"], 5000.0, press_g=20.0)
+    signal.fall(9, ITEMS["boat"], let_go + delay_ms)
+    events = detect(signal, ITEMS)
+    _, _, place = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], place["item"]) == (9, "bottle")
+    assert (fall["zones"], fall["items"]) == ([9], ["boat"])
+
+
 def test_rr8_rr13_with_no_mat_the_cargo_as_weighed_tells_the_piece_let_go_stayed():
     # the second ship's seed 1423, 80 SPS, a piezo alone: a bottle let go on yard 7 as the
     # boat there (weighed 12.5 g when it came) went over the side. The ship lost 7.7 g net:

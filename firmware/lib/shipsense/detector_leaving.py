@@ -257,19 +257,22 @@ def stayed_as_cargo_fell(det, leave, k, drop):
     bottle let go on a boat's zone as the boat fell reads as a chest's fall). The mat weighs
     what fell: what it took beyond the loss, a piece's worth no heavier than the hand's rise,
     is the piece let go of, resting (its grams; the fall is booked at the mat's weight, and
-    the piece placed), if the cargo those zones hold could weigh what the mat took and not
-    the loss alone (else the piece went over with the cargo, or nothing says which: a boat
-    set down gently on a rat's zone that went over just before the rat leaves the same
-    sums). 0.0 if nothing says so; None while the mat may yet weigh it (from when the drop
-    was noticed, the time a piece needs to land and show there)."""
+    the piece placed), if the cargo those zones hold could weigh what the mat took (else the
+    piece went over with the cargo). The mat is asked even where the loss alone could be
+    cargo there: a bottle let go on a boat's zone that holds a crate too reads as the
+    crate's fall. With no mat, the cargo as it weighed tells (stayed_by_cargo), where the
+    loss is no cargo there (else nothing says which: a boat set down gently on a rat's zone
+    that went over just before the rat leaves the same sums). 0.0 if nothing says so; None
+    while the mat may yet weigh it (from when the drop was noticed, the time a piece needs
+    to land and show there)."""
     table = det.table_sense
     if det.released_k is None or not det.area_n:
         return 0.0
     if measure.loaded_zone(det) not in leave.zones:
         return 0.0
-    if cargo_could_weigh(det, drop, leave.zones):
-        return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed
     if table is None or not table.uses_mat:
+        if cargo_could_weigh(det, drop, leave.zones):
+            return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed
         return stayed_by_cargo(det, drop, leave.zones)
     if table.onset_k < leave.onset_k and table.active:
         return 0.0  # the mat is busy with what landed before: it cannot tell
