@@ -89,6 +89,28 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
     assert of_type(events, "fall") == []
 
 
+def test_rr8_rr13_a_pressed_piece_that_stood_then_slid_is_told_once_it_rests_not_at_a_later_hand():
+    # issue 11 (the second ship's seed 0, 80 SPS, a noisy ship, mat): a plank pressed at 30 g
+    # onto quarter 1 stood there 0.9 s, its level between a plank's and a barrel's too long to
+    # name it, then slid to quarter 3 with no dip a drop would show. It rested there still for
+    # 4 s, never placed: the load was not where the hand had pressed. Only the next hand, on
+    # quarter 1, made it a place and a shift, 4 s late (a false place and a false shift to
+    # the bench, the referee prompting the wrong move meanwhile). Once it has stood as long as
+    # a place is weighed at most, on a zone it could slide to, it is placed where it was
+    # pressed and moved
+    events = detect_excerpt(
+        "othership_0_a_plank_stands_on_quarter_1_then_slides_to_3_where_it_was_not_pressed",
+        80,
+        "mat",
+        OTHERSHIP_ITEMS[0],
+    )
+    (place,) = of_type(events, "place")
+    (shift,) = of_type(events, "shift")
+    assert (place["zone"], place["item"]) == (1, "plank")
+    assert ((shift["from"], shift["to"]), shift["item"]) == ((1, 3), "plank")
+    assert shift["decided_ms"] - 67147.2 < 1500  # the slide, as the second ship recorded it
+
+
 @pytest.mark.parametrize("rate_hz", [10, 80])
 def test_a_hand_pressing_one_zone_as_the_piece_rests_on_another_is_a_place_where_it_rests(
     rate_hz,

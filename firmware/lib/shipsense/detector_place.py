@@ -21,8 +21,19 @@ def load_on_one_zone(det, k, level, n):
     change = measure.zone_change(det, k, w)
     # the zone the hand loaded, if it was seen loading; else where the load is now
     zone = measure.place_zone(det, change)
-    gained = -measure.losses(det, change)[zone]
-    return gained >= tuning.ONE_ZONE_FRACTION * level
+    gained = measure.losses(det, change)
+    if -gained[zone] >= tuning.ONE_ZONE_FRACTION * level:
+        return True
+    if not det.items or n < det.place_max_n:
+        return False
+    # not where the hand pressed: a pressed piece that slid off onto a zone it can reach
+    # rests there alone, still as long as a place is weighed at most (a piece landing from
+    # a slide takes a moment to rest its whole weight there): decide_place places it where
+    # it was pressed, and moves it
+    rest = measure.worst_zone(det.sway.zone_scores(change))
+    if -gained[rest] < tuning.ONE_ZONE_FRACTION * level:
+        return False
+    return slide.hopped_from(det, level, change, rest) >= 0
 
 
 def weighed_enough(det, level, n):

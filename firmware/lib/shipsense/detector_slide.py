@@ -10,7 +10,10 @@ stretch's weight, and moved from there (a shift).
 A pressed piece can also leave its zone as the hand lets go, before it ever stands there:
 sliding on (its load never gone) or hopping off (the load back at the old level a moment,
 note_hop). Where it comes to rest on a zone it can reach from the one pressed, it is placed
-where it was pressed and moved (hop_source, judged as detector_place decides the place).
+where it was pressed and moved (hop_source, judged as detector_place decides the place). So
+is one that stood there undecided and slid off later with no drop to show it, once it has
+rested on the other zone as long as a place is weighed at most (hopped_from, asked by
+detector_place.load_on_one_zone).
 """
 
 from shipsense import detector_commit as commit
@@ -141,16 +144,25 @@ def pressed_zone(det):
 
 def hop_source(det, grams, change, target):
     """The zone (0-based) a pressed piece was let go of on that slid or hopped off it at once
-    onto zone `target`, where `grams` now rest (as `change` shows), or -1: where a piece from
-    there can come to rest aboard (detector_shift.can_move), the zone it was pressed on
-    holding none of it. The zone note_hop remembered (the load gone, or settled above where
-    it first stood), else, with the let-go still in mind, the zone the hand pressed."""
-    source = det.hop_zone  # it left at once, or came to rest higher elsewhere (note_hop)
+    onto zone `target`, where `grams` now rest (as `change` shows), or -1 (hopped_from); the
+    hop noted is used up."""
+    source = hopped_from(det, grams, change, target)
+    if det.hop_zone < 0 and det.released_k is not None:
+        det.hop_k = det.released_k  # it slid as the hand let go
     det.hop_zone = -1
+    return source
+
+
+def hopped_from(det, grams, change, target):
+    """The zone (0-based) a pressed piece was let go of on that slid or hopped off onto zone
+    `target`, where `grams` now rest (as `change` shows), or -1: where a piece from there can
+    come to rest aboard (detector_shift.can_move), the zone it was pressed on holding none of
+    it. The zone note_hop remembered (the load gone, or settled above where it first stood),
+    else, with the let-go still in mind, the zone the hand pressed."""
+    source = det.hop_zone  # it left at once, or came to rest higher elsewhere (note_hop)
     slid = False  # it slid as the hand let go, its load never gone
     if source < 0 and det.released_k is not None:
         source = pressed_zone(det)
-        det.hop_k = det.released_k
         slid = True
     if source < 0 or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
         return -1
