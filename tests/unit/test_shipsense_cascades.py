@@ -6,6 +6,7 @@ import pytest
 from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
+    OTHERSHIP_ITEMS,
     chest_let_go_as_barrel_and_sailor_fall,
     detect,
     detect_excerpt,
@@ -223,3 +224,25 @@ def test_rr8_rr13_a_zone_losing_cargo_in_a_cascade_is_judged_at_the_share_it_rea
     assert (place["zone"], place["item"]) == (5, "chest")
     assert place["grams"] == pytest.approx(ITEMS["chest"], rel=0.12)
     assert 7 in fall["zones"] and fall["items"] == ["boat"]
+
+
+def test_the_share_a_zone_reads_is_learned_from_pieces_resting_where_they_were_placed():
+    # what a piece's own zone reads of it is learned from the places (the cascade above
+    # judges a zone's loss at that share): on yard 7 with 10 % crosstalk to each of its
+    # three neighbours, 0.7 of it
+    signal = ShipSignal(rate_hz=80, seconds=9.0, noise_g=0.05, table="piezo")
+    signal.crosstalk_fraction = 0.1
+    for i, item in enumerate(["crate", "boat", "barrel"]):
+        signal.place(7, ITEMS[item], 500.0 + 2500.0 * i)
+    detector = Detector(rate_hz=80, table="piezo", items=ITEMS)
+    for row in signal.rows():
+        detector.feed(*row)
+    assert detector.own_share == pytest.approx(0.7, abs=0.05)
+    # a pressed piece that hopped off is placed where it was let go, which reads none of
+    # it: nothing is learned from that (seed 10's rat, placed on 4, resting on 2)
+    items = OTHERSHIP_ITEMS[10]
+    detector = Detector(rate_hz=10, table="piezo", items=items)
+    name = "othership_10_a_pressed_rat_hops_from_zone_4_to_2"
+    events = detect_excerpt(name, 10, "piezo", items, detector)
+    assert [e["type"] for e in of_type(events, "place", "shift")] == ["place", "shift"]
+    assert detector.own_share == 1.0

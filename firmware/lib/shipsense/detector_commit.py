@@ -98,10 +98,11 @@ def remember_levels(det, k):
         change[i] -= ref[i]
 
 
-def place_event(det, events, k, grams, change, t_ms, zone=-1):
+def place_event(det, events, k, grams, change, t_ms, zone=-1, learn=False):
     """Emit a place of `grams` resting as `change` shows, on `zone` (0-based; -1: where
     `change` and the hand say), and book it (not if it is lighter than any piece: then what
-    rests is left to be judged as the level it is)."""
+    rests is left to be judged as the level it is). `learn`: `change` is the piece resting
+    on that zone as the zones read it, to learn its share by (learn_share)."""
     if grams < det.floor_g:
         return
     if zone < 0:
@@ -124,7 +125,8 @@ def place_event(det, events, k, grams, change, t_ms, zone=-1):
         det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
         det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
-    learn_share(det, zone, grams, change)
+    if learn:
+        learn_share(det, zone, grams, change)
     det.ref[zone] += grams
     book_crosstalk(det, zone, grams, change)
     det.base = measure.sum_ref(det)
