@@ -299,6 +299,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.33,
         "rat": 2.42,
     },
+    1320: {
+        "boat": 12.57,
+        "chest": 9.33,
+        "crate": 7.7,
+        "barrel": 6.18,
+        "plank": 5.27,
+        "sailor": 3.55,
+        "bottle": 4.36,
+        "rat": 2.43,
+    },
 }
 
 

@@ -89,26 +89,47 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
     assert of_type(events, "fall") == []
 
 
-def test_rr8_rr13_a_pressed_piece_that_stood_then_slid_is_told_once_it_rests_not_at_a_later_hand():
-    # issue 11 (the second ship's seed 0, 80 SPS, a noisy ship, mat): a plank pressed at 30 g
+@pytest.mark.parametrize(
+    ("name", "seed", "piece", "moved", "slid_ms"),
+    [
+        (
+            "othership_0_a_plank_stands_on_quarter_1_then_slides_to_3_where_it_was_not_pressed",
+            0,
+            "plank",
+            (1, 3),
+            67147.2,
+        ),
+        (
+            "othership_1320_a_crate_let_go_on_quarter_5_rings_then_slides_to_1",
+            1320,
+            "crate",
+            (5, 1),
+            45436.0,
+        ),
+    ],
+    ids=["stood-undecided", "rang"],
+)
+def test_rr8_rr13_at_80_sps_a_let_go_piece_that_slid_off_later_is_told_once_it_rests(
+    name, seed, piece, moved, slid_ms
+):
+    # issue 11 (the second ship, 80 SPS, mat). Seed 0, a noisy ship: a plank pressed at 30 g
     # onto quarter 1 stood there 0.9 s, its level between a plank's and a barrel's too long to
-    # name it, then slid to quarter 3 with no dip a drop would show. It rested there still for
-    # 4 s, never placed: the load was not where the hand had pressed. Only the next hand, on
-    # quarter 1, made it a place and a shift, 4 s late (a false place and a false shift to
-    # the bench, the referee prompting the wrong move meanwhile). Once it has stood as long as
-    # a place is weighed at most, on a zone it could slide to, it is placed where it was
-    # pressed and moved
-    events = detect_excerpt(
-        "othership_0_a_plank_stands_on_quarter_1_then_slides_to_3_where_it_was_not_pressed",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[0],
-    )
+    # name it, then slid to quarter 3 with no dip a drop would show. It rested there 4 s,
+    # never placed (the load was not where the hand had pressed), until the next hand made it
+    # a place and a shift, 4 s late. Once it has stood there as long as a place is weighed at
+    # most, on a zone it could slide to, it is placed where it was pressed and moved.
+    # Seed 1320: a crate pressed at 57 g onto quarter 5 rang there 0.4 s after the let-go,
+    # never still enough to be weighed, and slid to quarter 1. Its going read as cargo leaving
+    # quarter 5: the weight that came back on 1 was booked a shift of 4.3 g, nothing placed,
+    # and the crate was placed on 5 three seconds later. What the episode added stands on 1
+    # as a crate: placed where the hand let it go, and moved
+    events = detect_excerpt(name, 80, "mat", OTHERSHIP_ITEMS[seed])
     (place,) = of_type(events, "place")
     (shift,) = of_type(events, "shift")
-    assert (place["zone"], place["item"]) == (1, "plank")
-    assert ((shift["from"], shift["to"]), shift["item"]) == ((1, 3), "plank")
-    assert shift["decided_ms"] - 67147.2 < 1500  # the slide, as the second ship recorded it
+    assert (place["zone"], place["item"]) == (moved[0], piece)
+    assert ((shift["from"], shift["to"]), shift["item"]) == (moved, piece)
+    assert shift["decided_ms"] - slid_ms < 1500  # the slide, as the second ship recorded it
+    assert of_type(events, "fall") == []
 
 
 @pytest.mark.parametrize("rate_hz", [10, 80])

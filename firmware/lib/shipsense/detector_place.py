@@ -205,7 +205,7 @@ def decide_place(det, events, k):
         let_go_k = det.hop_k
         commit.place_event(det, events, k, grams, change, measure.time_of(det, let_go_k), source)
         commit.after_commit(det, k)  # forgets the let-go
-        slide.report_shift(det, events, k, let_go_k, source, target, grams)
+        shift.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
     commit.place_event(det, events, k, grams, change, t_ms, learn=cascade is None)
     if cascade is None and det.released_k is not None:

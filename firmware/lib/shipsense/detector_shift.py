@@ -100,7 +100,9 @@ def decide_shift(det, events, k, end_k=-1, w=0):
         end_k = k
         w = det.plateau.n
     source, target, settled = moved_between(det, returned.zones, end_k, w)
-    if settled >= tuning.SHIFT_MIN_G:
+    if settled >= tuning.SHIFT_MIN_G and let_go_moved(det, events, k, source, target, end_k, w):
+        pass
+    elif settled >= tuning.SHIFT_MIN_G:
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
         if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
@@ -129,6 +131,42 @@ def decide_shift(det, events, k, end_k=-1, w=0):
         # nothing fell (the weight moved, or the ship rang): what the mat took is the load
         # that vanished as this began, as beside a fall
         topple.cargo_fell(det, k, returned.onset_k)
+
+
+def let_go_moved(det, events, k, source, target, end_k, w):
+    """What left `source` and settled on `target` (0-based; over the `w` samples up to
+    `end_k`) was the piece the hand let go of there, never placed: it rang and was never
+    still before it slid or hopped off, so its going read as cargo leaving. With items, if
+    all the episode added stands on `target` as a piece, a piece from `source` can come to
+    rest there, and the hand loaded `source`: placed on `source` as it weighs now, and moved
+    (a `shift`); True if so."""
+    if not det.items or det.committed or det.released_k is None or not det.area_n:
+        return False
+    if measure.loaded_zone(det) != source or not can_move(det, source, target):
+        return False
+    grams = measure.mean_total(det, end_k, w) - det.base
+    if grams < det.floor_g or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
+        return False
+    change = measure.zone_change(det, end_k, w)
+    if -measure.losses(det, change)[target] < tuning.ONE_ZONE_FRACTION * grams:
+        return False  # not all of it rests there
+    let_go_k = det.released_k
+    commit.place_event(det, events, k, grams, change, measure.time_of(det, let_go_k), source)
+    report_shift(det, events, k, det.returned.onset_k, source, target, grams)
+    return True
+
+
+def report_shift(det, events, k, onset, source, target, grams):
+    """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
+    begun at sample `onset`."""
+    grams = emit(det, events, onset, source, target, grams)
+    det.ref[source] -= grams
+    det.ref[target] += grams
+    det.base = measure.sum_ref(det)
+    # a move seen at rest later is judged against where the piece stands now
+    measure.zone_means(det, k, det.stable_w, det.silent_before)
+    det.silent_from_k = k
+    commit.remember_levels(det, k)
 
 
 def moved_between(det, left, end_k, w):

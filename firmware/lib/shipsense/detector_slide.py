@@ -53,7 +53,7 @@ def rested_then_moved(det, events, k):
     det.base_n = w  # the level it rested at is the stretch's mean
     commit.place_event(det, events, k, level, rested, measure.time_of(det, start), learn=True)
     commit.after_commit(det, k)
-    report_shift(det, events, k, onset, source, target, level)
+    shift.report_shift(det, events, k, onset, source, target, level)
     return True
 
 
@@ -173,16 +173,3 @@ def hopped_from(det, grams, change, target):
     if slid and det.area[target] >= tuning.HOP_AREA_FRACTION * det.area[source]:
         return -1  # it was loaded there too: a hand on one zone, the piece on the other
     return source
-
-
-def report_shift(det, events, k, onset, source, target, grams):
-    """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
-    begun at sample `onset`."""
-    grams = shift.emit(det, events, onset, source, target, grams)
-    det.ref[source] -= grams
-    det.ref[target] += grams
-    det.base = measure.sum_ref(det)
-    # a move seen at rest later is judged against where the piece stands now
-    measure.zone_means(det, k, det.stable_w, det.silent_before)
-    det.silent_from_k = k
-    commit.remember_levels(det, k)
