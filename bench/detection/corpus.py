@@ -155,6 +155,7 @@ HELD_BACK_ROUNDS = {
     33: 69000,
     34: 68000,
     35: 67000,
+    36: 66000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
