@@ -93,16 +93,24 @@ def stood_back(det, deepest_k, k):
 
 def decide_shift(det, events, k, end_k=-1, w=0):
     """The returned weight has settled (over the still stretch, or the `w` samples up to
-    `end_k`): a `shift` if it settled on another zone than it left, else a `stay`; the
-    episode goes on (commit.after_commit)."""
+    `end_k`): a `shift` if it settled on another zone than it left (the piece the hand let
+    go of placed first, where it was never still: let_go_moved), else a `stay`; the episode
+    goes on (commit.after_commit)."""
     returned = det.returned
     if end_k < 0:
         end_k = k
         w = det.plateau.n
     source, target, settled = moved_between(det, returned.zones, end_k, w)
-    if settled >= tuning.SHIFT_MIN_G and let_go_moved(det, events, k, source, target, end_k, w):
-        pass
-    elif settled >= tuning.SHIFT_MIN_G:
+    if settled < tuning.SHIFT_MIN_G:
+        events.append(
+            {
+                "type": "stay",
+                "t_ms": measure.time_of(det, returned.onset_k),
+                "decided_ms": measure.now(det),
+                "grams": measure.rounded_g(returned.grams),
+            }
+        )
+    elif not let_go_moved(det, events, k, source, target, end_k, w):
         # what went missing from the total while the piece was in the air: sway-proof
         grams = returned.grams
         if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
@@ -116,15 +124,6 @@ def decide_shift(det, events, k, end_k=-1, w=0):
         det.ref[source] -= grams
         det.ref[target] += grams
         det.base = measure.sum_ref(det)
-    else:
-        events.append(
-            {
-                "type": "stay",
-                "t_ms": measure.time_of(det, returned.onset_k),
-                "decided_ms": measure.now(det),
-                "grams": measure.rounded_g(returned.grams),
-            }
-        )
     det.returned = None
     commit.after_commit(det, k)
     if det.vanished is not None:
