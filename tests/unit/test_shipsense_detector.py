@@ -299,6 +299,16 @@ OTHERSHIP_ITEMS = {
         "bottle": 4.33,
         "rat": 2.42,
     },
+    1409: {
+        "boat": 12.62,
+        "chest": 9.36,
+        "crate": 7.74,
+        "barrel": 6.21,
+        "plank": 5.29,
+        "sailor": 3.56,
+        "bottle": 4.38,
+        "rat": 2.44,
+    },
     1320: {
         "boat": 12.57,
         "chest": 9.33,

@@ -132,6 +132,26 @@ def test_rr8_rr13_at_80_sps_a_let_go_piece_that_slid_off_later_is_told_once_it_r
     assert of_type(events, "fall") == []
 
 
+def test_rr8_rr13_a_boat_that_sets_the_hull_rocking_is_weighed_about_its_swing():
+    # issue 11 (the second ship's seed 1409, 10 SPS, both sensors): a boat pressed onto
+    # quarter 2 slid to quarter 4 as it was let go, and the hull, set swinging, rocked the
+    # total +-0.5 g sample to sample for seconds: no three samples held within the still band
+    # the noise at rest sets, and nothing was placed until the next hand, 4.5 s on. Its level
+    # held steady about the swing over the longest weighing window: it is weighed there
+    events = detect_excerpt(
+        "othership_1409_a_boat_rocks_the_hull_then_slides_from_quarter_2_to_4",
+        10,
+        "both",
+        OTHERSHIP_ITEMS[1409],
+    )
+    crate, boat = of_type(events, "place")
+    (shift,) = of_type(events, "shift")
+    assert (crate["zone"], crate["item"]) == (6, "crate")
+    assert (boat["zone"], boat["item"]) == (2, "boat")
+    assert ((shift["from"], shift["to"]), shift["item"]) == ((2, 4), "boat")
+    assert boat["decided_ms"] - 83202.0 < 3000  # the let-go, as the second ship recorded it
+
+
 @pytest.mark.parametrize("rate_hz", [10, 80])
 def test_a_hand_pressing_one_zone_as_the_piece_rests_on_another_is_a_place_where_it_rests(
     rate_hz,

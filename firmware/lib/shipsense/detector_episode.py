@@ -94,6 +94,12 @@ def step(det, events, k, d, sigma_fast):
     if leave_level < tuning.LEAVE_MIN_G:
         leave_level = tuning.LEAVE_MIN_G
     det.leave_level = leave_level
+    if hi - lo > band and det.stable_run == 0 and rocking_steady(det, k, band):
+        # a load rocking about a steady level (the hull set swinging by the piece): as still
+        # as it gets, weighed over the whole window
+        det.stable_run = det.place_max_n - w + 1
+        det.plateau = None
+        hi = lo
     if hi - lo <= band:
         det.stable_run += 1
         if det.peak >= tuning.PLACE_MIN_G:
@@ -135,3 +141,37 @@ def step(det, events, k, d, sigma_fast):
         shift.step(det, events, k, d)
         return
     loading.step(det, events, k, d, sigma_fast)
+
+
+def rocking_steady(det, k, band):
+    """True if the total, a piece's worth or more above the base since a hand loaded the
+    ship and nothing decided since, has rocked about a steady level over the longest
+    weighing window: both halves' means within the still band, the swing within ROCK_SWING
+    of the level. The hull's own swing, set off by the piece, can outlast any still band of the
+    noise at rest (the second ship's heavy pieces: +-0.5 g for seconds)."""
+    n = det.place_max_n
+    if det.committed or not det.area_n or k - det.onset_k < 2 * n or k % det.stable_w:
+        return False  # (looked at once a still window, in an episode that decided nothing)
+    h = det.history_n
+    fast = det.fast_ring
+    half = n // 2
+    newer = 0.0
+    older = 0.0
+    hi = -1.0e30
+    lo = 1.0e30
+    for j in range(2 * half):
+        v = fast[(k - j) % h]
+        if j < half:
+            newer += v
+        else:
+            older += v
+        if v > hi:
+            hi = v
+        if v < lo:
+            lo = v
+    level = (newer + older) / (2 * half) - det.base
+    if level < det.floor_g or lo - det.base < det.floor_g:
+        return False
+    if abs(newer - older) / half > band:
+        return False
+    return hi - lo <= tuning.ROCK_SWING * level

@@ -85,6 +85,8 @@ SETTLE_BAND_MIN_G = const(0.3)
 SETTLE_SIGMAS = const(4.0)
 # the older and newer half of the span may differ by this much of the band
 TREND_FRACTION = const(0.6)
+# a load rocking about a steady level swings this share of it at most (detector_episode)
+ROCK_SWING = const(0.15)
 # a placed piece is weighed over at least this (and 5 samples) ...
 _PLACE_MIN_WINDOW_MS = const(100)
 _PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
