@@ -156,6 +156,7 @@ HELD_BACK_ROUNDS = {
     34: 68000,
     35: 67000,
     36: 66000,
+    37: 65000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
