@@ -96,7 +96,8 @@ def step(det, events, k, d, sigma_fast):
     det.leave_level = leave_level
     if hi - lo > band and det.stable_run == 0 and rocking_steady(det, k, band):
         # a load rocking about a steady level (the hull set swinging by the piece): as still
-        # as it gets, weighed over the whole window
+        # as it gets, a still stretch of the whole window (update_plateau takes stable_run +
+        # w - 1 samples, once the run is counted below), weighed over it
         det.stable_run = det.place_max_n - w + 1
         det.plateau = None
         hi = lo

@@ -21,8 +21,8 @@ def load_on_one_zone(det, k, level, n):
     change = measure.zone_change(det, k, w)
     # the zone the hand loaded, if it was seen loading; else where the load is now
     zone = measure.place_zone(det, change)
-    gained = measure.losses(det, change)
-    if -gained[zone] >= tuning.ONE_ZONE_FRACTION * level:
+    lost = measure.losses(det, change)
+    if -lost[zone] >= tuning.ONE_ZONE_FRACTION * level:
         return True
     if not det.items or n < det.place_max_n:
         return False
@@ -31,7 +31,7 @@ def load_on_one_zone(det, k, level, n):
     # a slide takes a moment to rest its whole weight there): decide_place places it where
     # it was pressed, and moves it
     rest = measure.worst_zone(det.sway.zone_scores(change))
-    if -gained[rest] < tuning.ONE_ZONE_FRACTION * level:
+    if -lost[rest] < tuning.ONE_ZONE_FRACTION * level:
         return False
     return slide.hopped_from(det, level, change, rest) >= 0
 
