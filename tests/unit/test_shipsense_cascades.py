@@ -6,7 +6,6 @@ import pytest
 from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
-    OTHERSHIP_ITEMS,
     chest_let_go_as_barrel_and_sailor_fall,
     detect,
     detect_excerpt,
@@ -198,51 +197,3 @@ def test_a_zone_that_reads_no_loss_lost_no_cargo_as_a_fresh_piece_settles():
     )
     late = [e for e in of_type(events, "place", "fall") if e["t_ms"] > 73000]
     assert [(e["type"], e.get("zone"), e.get("item")) for e in late] == [("place", 1, "chest")]
-
-
-@pytest.mark.parametrize("rate_hz", [10, 80])
-@pytest.mark.parametrize("crosstalk", [0.05, 0.08])
-@pytest.mark.parametrize("delay_ms", [150.0, 300.0, 600.0])
-def test_rr8_rr13_a_zone_losing_cargo_in_a_cascade_is_judged_at_the_share_it_reads(
-    rate_hz, crosstalk, delay_ms
-):
-    # the second ship's seed 21, 10 SPS: a chest (9.0 g) let go on quarter 5 as the boat on
-    # yard 7 (12.5 g when placed) went over the side and bounced off the mat. Yard 7 read a
-    # loss of 9.5 g: its own share of the boat, its neighbours read the rest. Its cargo
-    # nearest that was a crate (7.8 g), so the chest was placed as the total less a crate: a
-    # bottle, and a crate fell. A zone reads only its own share of a piece, learned from the
-    # places before: at that share yard 7 lost the boat
-    signal = ShipSignal(rate_hz=rate_hz, seconds=9.0, noise_g=0.1, table="piezo")
-    signal.crosstalk_fraction = crosstalk  # yard 7 reads 0.76-0.85 of its piece
-    signal.place(7, ITEMS["crate"], 500.0)
-    signal.place(7, ITEMS["boat"], 2500.0)
-    let_go = signal.place(5, ITEMS["chest"], 5000.0, press_g=20.0)
-    signal.fall(7, ITEMS["boat"], let_go + delay_ms, outcome="bounced")
-    events = detect(signal, ITEMS)
-    _, _, place = of_type(events, "place")
-    (fall,) = of_type(events, "fall")
-    assert (place["zone"], place["item"]) == (5, "chest")
-    assert place["grams"] == pytest.approx(ITEMS["chest"], rel=0.12)
-    assert 7 in fall["zones"] and fall["items"] == ["boat"]
-
-
-def test_the_share_a_zone_reads_is_learned_from_pieces_resting_where_they_were_placed():
-    # what a piece's own zone reads of it is learned from the places (the cascade above
-    # judges a zone's loss at that share): on yard 7 with 10 % crosstalk to each of its
-    # three neighbours, 0.7 of it
-    signal = ShipSignal(rate_hz=80, seconds=9.0, noise_g=0.05, table="piezo")
-    signal.crosstalk_fraction = 0.1
-    for i, item in enumerate(["crate", "boat", "barrel"]):
-        signal.place(7, ITEMS[item], 500.0 + 2500.0 * i)
-    detector = Detector(rate_hz=80, table="piezo", items=ITEMS)
-    for row in signal.rows():
-        detector.feed(*row)
-    assert detector.own_share == pytest.approx(0.7, abs=0.05)
-    # a pressed piece that hopped off is placed where it was let go, which reads none of
-    # it: nothing is learned from that (seed 10's rat, placed on 4, resting on 2)
-    items = OTHERSHIP_ITEMS[10]
-    detector = Detector(rate_hz=10, table="piezo", items=items)
-    name = "othership_10_a_pressed_rat_hops_from_zone_4_to_2"
-    events = detect_excerpt(name, 10, "piezo", items, detector)
-    assert [e["type"] for e in of_type(events, "place", "shift")] == ["place", "shift"]
-    assert detector.own_share == 1.0

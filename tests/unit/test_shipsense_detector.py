@@ -330,15 +330,11 @@ def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
     return events
 
 
-def detect_excerpt(
-    name: str, rate_hz: float, table: str, items: dict, detector: Detector | None = None
-) -> list[dict]:
-    """Every event of the detector (a new one, or `detector`) over a trace excerpt kept in
-    tests/unit/data (`name`.csv)."""
+def detect_excerpt(name: str, rate_hz: float, table: str, items: dict) -> list[dict]:
+    """Every event of the detector over a trace excerpt kept in tests/unit/data (`name`.csv)."""
     with (Path(__file__).with_name("data") / f"{name}.csv").open() as lines:
         rows = [row[1:] for row in read_trace(lines)]
-    if detector is None:
-        detector = Detector(rate_hz=rate_hz, table=table, items=items)
+    detector = Detector(rate_hz=rate_hz, table=table, items=items)
     return [event for row in rows for event in detector.feed(*row)]
 
 

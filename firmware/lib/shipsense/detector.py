@@ -184,8 +184,6 @@ class Detector:
         self.trigger_run = 0
         self.last_fall_k = -(10**9)
         self.last_place = None  # the latest place (a LastPlace), with items
-        self.own_share = 1.0  # what a piece's own zone reads of it (commit.learn_share) ...
-        self.shares_n = 0  # ... over this many places
         self.leave_level = tuning.LEAVE_MIN_G
         self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
         self.vanished = None  # a let-go load gone as cargo left (a PendingTouch until it fell)

@@ -6,7 +6,6 @@ goes back to LOADING with a fresh view of the episode; `reset_episode` starts on
 
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
-from shipsense import detector_tuning as tuning
 from shipsense.items import name_place
 
 
@@ -98,11 +97,10 @@ def remember_levels(det, k):
         change[i] -= ref[i]
 
 
-def place_event(det, events, k, grams, change, t_ms, zone=-1, learn=False):
+def place_event(det, events, k, grams, change, t_ms, zone=-1):
     """Emit a place of `grams` resting as `change` shows, on `zone` (0-based; -1: where
     `change` and the hand say), and book it (not if it is lighter than any piece: then what
-    rests is left to be judged as the level it is). `learn`: `change` is the piece resting
-    on that zone as the zones read it, to learn its share by (learn_share)."""
+    rests is left to be judged as the level it is)."""
     if grams < det.floor_g:
         return
     if zone < 0:
@@ -125,29 +123,9 @@ def place_event(det, events, k, grams, change, t_ms, zone=-1, learn=False):
         det.cargo.add(zone + 1, item, 0.0 if ambiguous else grams)
         det.last_place = records.LastPlace(k, zone, grams, item, det.ref[zone])
     events.append(event)
-    if learn:
-        learn_share(det, zone, grams, change)
     det.ref[zone] += grams
     book_crosstalk(det, zone, grams, change)
     det.base = measure.sum_ref(det)
-
-
-def learn_share(det, zone, grams, change):
-    """Learn what share of a piece its own zone reads (the rest its neighbours read, through
-    the ship's crosstalk and the calibration that makes the total right), as this place's
-    `change` shows it, sway removed: the mean over the places of at least a piece's worth,
-    the latest SHARE_PLACES of them weighing most. With items only (the pieces' weights
-    judge a cascade's loss by it)."""
-    if not det.items or grams < det.lightest_g:
-        return
-    share = det.sway.zone_amplitudes(change, [zone])[0] / grams
-    if share < tuning.SHARE_MIN:
-        share = tuning.SHARE_MIN
-    elif share > tuning.SHARE_MAX:
-        share = tuning.SHARE_MAX
-    if det.shares_n < tuning.SHARE_PLACES:
-        det.shares_n += 1
-    det.own_share += (share - det.own_share) / det.shares_n
 
 
 def book_crosstalk(det, zone, grams, change):

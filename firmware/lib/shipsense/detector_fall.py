@@ -205,8 +205,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
 def gain_by_pieces(det, change, loaded, drop):
     """What the piece let go of on `loaded` (0-based) weighs while `drop` grams net left the
     ship: with items, the ship's total (exact) plus what the other zones lost, each as the
-    cargo it held weighed when placed (nearest what the zone read, at the share of a piece
-    its own zone reads: det.own_share), when that fits a piece; else what its zone gained,
+    cargo it held weighed when placed, when that fits a piece; else what its zone gained,
     which crosstalk and sway leave light."""
     gain = change[loaded]
     if not det.items:
@@ -220,7 +219,7 @@ def gain_by_pieces(det, change, loaded, drop):
     amplitudes = det.sway.zone_amplitudes(change, fitted)
     lost = 0.0
     for j in range(1, len(fitted)):
-        lost += measure.cargo_near(det, fitted[j], -amplitudes[j] / det.own_share)
+        lost += measure.cargo_near(det, fitted[j], -amplitudes[j])
     pieces = lost - drop
     if pieces < det.floor_g or measure.fit_errors(pieces, det.items) > tuning.FRESH_FIT_ERRORS:
         return gain

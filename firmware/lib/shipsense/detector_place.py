@@ -207,7 +207,7 @@ def decide_place(det, events, k):
         commit.after_commit(det, k)  # forgets the let-go
         shift.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
-    commit.place_event(det, events, k, grams, change, t_ms, learn=cascade is None)
+    commit.place_event(det, events, k, grams, change, t_ms)
     if cascade is None and det.released_k is not None:
         zone = measure.place_zone(det, change)
         shift.moved_as_placed(det, events, end, seen, zone, det.released_k)
@@ -345,7 +345,7 @@ def commit_held(det, events, level):
     loading_n = det.area_n
     det.area[:] = held.area
     det.area_n = held.area_n
-    commit.place_event(det, events, det.k, held.level_g, held.change, held.t_ms, learn=True)
+    commit.place_event(det, events, det.k, held.level_g, held.change, held.t_ms)
     det.area[:] = loading_area
     det.area_n = loading_n
     return True

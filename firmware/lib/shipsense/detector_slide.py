@@ -51,7 +51,7 @@ def rested_then_moved(det, events, k):
     onset = det.dropping_k
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
     det.base_n = w  # the level it rested at is the stretch's mean
-    commit.place_event(det, events, k, level, rested, measure.time_of(det, start), learn=True)
+    commit.place_event(det, events, k, level, rested, measure.time_of(det, start))
     commit.after_commit(det, k)
     shift.report_shift(det, events, k, onset, source, target, level)
     return True

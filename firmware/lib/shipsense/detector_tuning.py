@@ -238,13 +238,6 @@ CROSSTALK_PAIRS = (
     (8, 10),
 )
 CROSSTALK_MAX = const(0.2)
-# What a piece's own zone reads of it, learned over the places (detector_commit.learn_share):
-# the second ship's wizard-calibrated zones read 0.75-1.07 of a piece in a cascade, the
-# neighbours the rest. A zone's loss seen in a cascade is judged against its cargo at that
-# share (detector_fall.gain_by_pieces).
-SHARE_MIN = const(0.6)
-SHARE_MAX = const(1.2)
-SHARE_PLACES = const(8)
 # A loss under this share of the lightest piece that no fitted table heard land is no fall
 # (detector_leaving.unheard_light_loss): the second ship's drifts of 1.3-1.8 g read as rats
 # of 2.4 g; a rat that fell read 0.6 of itself at least, and then struck the table. Weight
