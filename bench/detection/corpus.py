@@ -157,6 +157,7 @@ HELD_BACK_ROUNDS = {
     35: 67000,
     36: 66000,
     37: 65000,
+    38: 64000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
