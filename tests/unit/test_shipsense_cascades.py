@@ -6,6 +6,7 @@ import pytest
 from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
+    OTHERSHIP_ITEMS,
     chest_let_go_as_barrel_and_sailor_fall,
     detect,
     detect_excerpt,
@@ -197,3 +198,30 @@ def test_a_zone_that_reads_no_loss_lost_no_cargo_as_a_fresh_piece_settles():
     )
     late = [e for e in of_type(events, "place", "fall") if e["t_ms"] > 73000]
     assert [(e["type"], e.get("zone"), e.get("item")) for e in late] == [("place", 1, "chest")]
+
+
+@pytest.mark.parametrize(
+    ("name", "seed", "let_go", "cargo"),
+    [
+        # seed 13: the piezo was struck 38 ms after the barrel began to leave quarter 4 (the
+        # rise had already ended as a touch waiting for the table: cargo_leaving)
+        ("othership_13_a_chest_let_go_on_zone_8_topples_as_the_barrel_on_4_goes", 13, 8, 4),
+        # seed 913: still in the episode of the let-go (note_vanished), the strike 3 samples
+        # after the rat began to leave quarter 1
+        ("othership_913_a_barrel_let_go_on_zone_8_topples_as_the_rat_on_1_goes", 913, 8, 1),
+    ],
+)
+def test_rr8_rr13_with_a_piezo_alone_a_strike_before_the_cargo_could_land_is_the_toppled_piece(
+    name, seed, let_go, cargo
+):
+    # the second ship, 80 SPS, a piezo alone: a piece let go on yard 8 stood a moment and
+    # toppled off, knocking a piece off another zone on its way. The piezo heard the first
+    # land just after the cargo began to leave: sooner than the cargo could reach the table,
+    # so that strike was the piece let go of, weighed as it stood (brief_rest). Only the
+    # cargo's fall came out before, and the piece let go of was lost to a touch
+    events = detect_excerpt(name, 80, "piezo", OTHERSHIP_ITEMS[seed])
+    (place,) = of_type(events, "place")
+    assert place["zone"] == let_go
+    falls = of_type(events, "fall")
+    assert sorted(zone for fall in falls for zone in fall["zones"]) == sorted([cargo, let_go])
+    assert not of_type(events, "touch")

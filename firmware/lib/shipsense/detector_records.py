@@ -142,6 +142,7 @@ class PendingTouch:
         self.landed_g = 0.0
         self.leave_k = 0  # the sample the cargo began to leave at
         self.owed = False
+        self.heard_by = -1  # without a mat: the piezo must have been struck by this sample
 
 
 def touch_after_all(det, events):

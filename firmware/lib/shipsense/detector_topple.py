@@ -85,7 +85,8 @@ def cargo_leaving(det, k, onset, events):
     if it already holds a steady weight, that decides now (the cargo may land on it next);
     if it still rings, what it takes beyond the cargo once the cargo fell and the mat settled
     is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
-    was none). Else the touch stands."""
+    was none). Without a mat, a strike before the cargo could land may yet tell it
+    (piezo_may_tell). Else the touch stands."""
     pending = det.pending
     if pending is None or pending.cargo_g is not None:
         return  # a load that vanished as cargo left before counts this cargo too
@@ -106,7 +107,38 @@ def cargo_leaving(det, k, onset, events):
         det.vanished = pending
         records.set_pending(det, None)
         return
+    if not table.uses_mat and piezo_may_tell(det, pending, onset):
+        return
     records.touch_after_all(det, events)
+
+
+def piezo_may_tell(det, pending, onset):
+    """Without a mat, cargo began to leave at sample `onset` before the piezo was struck for
+    the rise that vanished (a chest let go on yard 8 tipped off and knocked the barrel on
+    quarter 4 over the side; the piezo heard the chest land as the barrel went): if the rise
+    weighs a piece (topple_weight), a strike before the cargo could reach the table will be
+    that piece landing (cargo_step asks, once the cargo's fall is decided). Kept in
+    `det.vanished`, the touch owed if not; True if so."""
+    grams = topple_weight(det, pending)
+    if not grams:
+        return False
+    pending.stood_g = grams
+    pending.heard_by = cargo_soonest(det, onset)
+    pending.owed = True
+    pending.leave_k = onset
+    det.vanished = pending
+    records.set_pending(det, None)
+    return True
+
+
+def heard_in_time(det, pending):
+    """True if one of the piezo's last two strikes came when the piece that vanished would
+    land, and before the cargo could (`pending.heard_by`)."""
+    table = det.table_sense
+    released = pending.released_k
+    return in_topple_time(det, table.struck_k, released, pending.heard_by) or in_topple_time(
+        det, table.struck_before_k, released, pending.heard_by
+    )
 
 
 def mat_first(det, since, until):
@@ -132,13 +164,12 @@ def note_vanished(det, k, onset, zones):
     same zone, where that load stood still with no let-go seen before it went: `gone_g`):
     perhaps a piece that toppled off as it was let go, landing on the mat with the cargo. The
     ship alone cannot tell it from a hand taking its piece back. Kept in `det.vanished` (a
-    PendingTouch) until the cargo's fall is decided. Without a mat, only a load that stood
-    still (`gone_g`, it weighed the piece) and struck the table before the cargo began to
-    leave (so the strike was not the cargo's) is kept, as that piece."""
+    PendingTouch) until the cargo's fall is decided. Without a mat, only a load that weighs a
+    piece (topple_weight) and struck the table before the cargo could (so the strike was not
+    the cargo's: by now, or later as cargo_step asks) is kept, as that piece."""
     table = det.table_sense
     if (
         table is None
-        or not (table.uses_mat or det.gone_g)
         or det.released_k is None
         or det.committed
         or det.area_n == 0
@@ -155,15 +186,17 @@ def note_vanished(det, k, onset, zones):
     if measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
         return  # what the hand let go of still stands there
     released = det.released_k
-    if not table.uses_mat and not (
-        table.struck_k < onset and in_topple_time(det, table.struck_k, released, onset)
-    ):
-        return
     touch = {"type": "touch", "zones": [zone + 1]}  # never sent: the episode decides cargo
     pending = records.PendingTouch(
         touch, measure.time_of(det, released), det.onset_k, released, k, det.peak
     )
     pending.stood_g = det.gone_g
+    if not table.uses_mat:
+        pending.stood_g = topple_weight(det, pending)
+        if not pending.stood_g:
+            return
+        if not (table.struck_k < onset and in_topple_time(det, table.struck_k, released, onset)):
+            pending.heard_by = cargo_soonest(det, onset)  # not struck yet: it may be soon
     if table.landed_k >= det.onset_k:
         pending.landed_g = table.landed_g  # it may have landed before the cargo was seen
     pending.leave_k = onset
@@ -204,6 +237,9 @@ def cargo_step(det, k, table_events, events):
     pending = det.pending
     table = det.table_sense
     if not table.uses_mat:
+        if pending.heard_by >= 0 and not heard_in_time(det, pending):
+            records.touch_after_all(det, events)  # the piezo heard only the cargo
+            return
         resolve_topple(det, pending.stood_g, events)  # the piezo heard it (note_vanished)
         return
     for event in events:
@@ -275,6 +311,14 @@ def topple_as_risen(det, events):
     marked `toppled` (a piece may have gone over the side that no sensor weighed: a pressed
     one; the referee asks). True if it was a topple."""
     pending = det.pending
+    grams = topple_weight(det, pending)
+    pending.touch["toppled"] = True  # sent only if the touch stands
+    return resolve_topple(det, grams, events)
+
+
+def topple_weight(det, pending):
+    """What the rise that vanished (`pending`) weighs as a piece that toppled off: what stood
+    before it vanished (brief_rest), else what rose; 0.0 if neither weighs a piece."""
     if not pending.stood_g:
         pending.stood_g = brief_rest(det, pending.released_k, pending.peak_g)
     grams = pending.stood_g if pending.stood_g else pending.peak_g
@@ -285,9 +329,8 @@ def topple_as_risen(det, events):
     if not (stood_weighs or det.rise_weighs) or (
         det.items and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
     ):
-        grams = 0.0
-    det.pending.touch["toppled"] = True  # sent only if the touch stands
-    return resolve_topple(det, grams, events)
+        return 0.0
+    return grams
 
 
 def brief_rest(det, released, peak_g):

@@ -87,6 +87,7 @@ class TableSense:
         self.landed_k = -1  # the last episode that left weight on the mat: its first sample ...
         self.landed_g = 0.0  # ... and the grams it left
         self.struck_k = -1  # the piezo's latest hit, whatever it was judged (a topple's landing?)
+        self.struck_before_k = -1  # ... and the one before it
         self.k = -1
 
     def sigma(self) -> float:
@@ -102,6 +103,7 @@ class TableSense:
             rising = impact == 1 and self.last_impact == 0
             self.last_impact = impact
             if rising:
+                self.struck_before_k = self.struck_k
                 self.struck_k = k
                 if self.uses_mat and table_g is not None and self.active:
                     self.episode_hits += 1
