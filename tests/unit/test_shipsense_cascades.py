@@ -225,3 +225,36 @@ def test_rr8_rr13_with_a_piezo_alone_a_strike_before_the_cargo_could_land_is_the
     falls = of_type(events, "fall")
     assert sorted(zone for fall in falls for zone in fall["zones"]) == sorted([cargo, let_go])
     assert not of_type(events, "touch")
+
+
+def test_rr8_rr13_a_piece_let_go_that_toppled_off_a_zone_with_cargo_is_told_by_the_mat():
+    # the second ship's seed 1400, 80 SPS, mat and piezo: a plank let go on quarter 6, where
+    # cargo rested, toppled off onto the mat; its going read as a little cargo leaving that
+    # zone (a `stay` of 1.1 g). Cargo leaving the zone a hand let go on says nothing of the
+    # piece let go of (a hand may have taken it back), and the plank was lost. The mat says:
+    # it took a plank's worth beyond what the ship lost
+    events = detect_excerpt(
+        "othership_1400_a_plank_let_go_on_zone_6_topples_onto_the_mat",
+        80,
+        "both",
+        OTHERSHIP_ITEMS[1400],
+    )
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    assert (place["zone"], place["item"]) == (6, "plank")
+    assert (fall["zones"], fall["items"]) == ([6], ["plank"])
+
+
+def test_rr13_what_the_mat_took_beyond_the_cargo_is_a_toppled_piece_only_if_it_weighs_one():
+    # the second ship's seed 21, 10 SPS, a mat alone: a bottle let go on quarter 5 stayed as
+    # the chest there went over the side. The ship weighed the chest's fall light (7.9 g);
+    # the mat took 9.3 g. The 1.4 g between is no piece (the lightest weighs 2.4 g): no
+    # second place and fall of a piece that toppled as it was let go
+    events = detect_excerpt(
+        "othership_21_a_bottle_let_go_on_zone_5_stays_as_the_chest_there_falls",
+        10,
+        "mat",
+        OTHERSHIP_ITEMS[21],
+    )
+    assert [e["zone"] for e in of_type(events, "place")] == [5]
+    assert len(of_type(events, "fall")) == 1

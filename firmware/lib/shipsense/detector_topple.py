@@ -179,9 +179,11 @@ def note_vanished(det, k, onset, zones):
     ):
         return
     zone = measure.loaded_zone(det)
-    if zone in zones and not det.gone_g and det.ref[zone] >= det.floor_g:
+    if zone in zones and not det.gone_g and det.ref[zone] >= det.floor_g and not table.uses_mat:
         # cargo left that zone too: nothing says the piece went (a pressed one). An empty
-        # zone had none: what "left" it is the let-go piece ringing as it toppled off
+        # zone had none: what "left" it is the let-go piece ringing as it toppled off. A mat
+        # tells: what it takes beyond the cargo (a plank let go on quarter 6 toppled onto the
+        # mat, its going read as 1.1 g of cargo leaving there)
         return
     if measure.zone_change(det, k, det.fast_n)[zone] >= det.floor_g:
         return  # what the hand let go of still stands there
@@ -261,9 +263,17 @@ def vanished_share(det, pending):
     fell; or, where the mat felt that load land before the cargo could reach it (`mat`) and
     holds too little to hold the cargo too, all it holds, if that is a piece's worth that
     the cargo does not weigh (the cargo bounced off: a barrel let go on quarter 4 toppled
-    onto the mat, a chest from yard 10 struck it 0.2 s later and went over the edge)."""
+    onto the mat, a chest from yard 10 struck it 0.2 s later and went over the edge).
+    With items, what it took beyond the cargo is that load only if it weighs a piece (the
+    ship may have weighed the cargo light)."""
     grams = pending.landed_g - pending.cargo_g
     landed = pending.landed_g
+    if (
+        grams >= det.floor_g
+        and det.items
+        and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        return 0.0
     if grams >= det.floor_g or not pending.mat or landed < det.floor_g or not det.items:
         return grams
     if measure.fit_errors(landed, det.items) > tuning.FRESH_FIT_ERRORS:
