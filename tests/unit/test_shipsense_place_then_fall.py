@@ -318,3 +318,22 @@ def test_rr13_cargo_that_falls_where_a_piece_was_just_placed_is_no_hand_when_it_
     assert (place["zone"], place["item"]) == (1, "crate")
     assert (fall["zones"], fall["items"]) == ([1], ["barrel"])
     assert fall["grams"] == pytest.approx(6.383, abs=0.6)
+
+
+def test_rr13_a_piece_that_tips_off_as_its_place_is_decided_is_no_new_level_at_rest():
+    # the second ship's seed 900, 80 SPS, a mat: a rat pressed onto quarter 4 was placed
+    # (2.2 g) 0.1 s after it began to tip; it went over the side 0.1 s after that. The ship
+    # came to rest already sinking, and the next episode's base, re-measured over that rest,
+    # took the level 1.5 g lower: the fall was never seen. A rest a piece's worth below what
+    # was just decided is no new level: the episode judges what went
+    events = detect_excerpt(
+        "othership_900_a_rat_placed_on_zone_4_tips_off_as_it_is_decided",
+        80,
+        "mat",
+        OTHERSHIP_ITEMS[900],
+    )
+    chest, rat = of_type(events, "place")
+    assert (chest["zone"], chest["item"], rat["zone"], rat["item"]) == (5, "chest", 4, "rat")
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([4], ["rat"])
+    assert fall["t_ms"] > rat["t_ms"]

@@ -197,7 +197,9 @@ def check_faults(det, events):
 
 def rebase(det, onset):
     """Re-measure the resting total just before an episode: the mean since the ship came to
-    rest, not the slow zero-tracking, which still carries the last decision's error."""
+    rest, not the slow zero-tracking, which still carries the last decision's error. Not a
+    rest that sank a piece's worth below it: a piece was going as the last decision was
+    made (a rat placed as it began to tip), and the episode judges what went."""
     last = onset - det.fast_n
     n = last - det.rest_k + 1
     if n > det.rebase_n:
@@ -205,9 +207,13 @@ def rebase(det, onset):
     if n < det.rebase_min_n:
         det.base_n = det.rebase_min_n  # the tracked level, of doubtful age: assume little
         return
+    mean = measure.mean_total(det, last, n)
+    if det.base - mean > det.floor_g:
+        det.base_n = det.rebase_min_n  # sunk a piece's worth: the episode judges what went
+        return
     det.base_n = n
     settle_zones(det, last, n)
-    delta = (measure.mean_total(det, last, n) - det.base) / det.n_zones
+    delta = (mean - det.base) / det.n_zones
     for i in range(det.n_zones):
         det.ref[i] += delta
     det.base = measure.sum_ref(det)
