@@ -337,3 +337,43 @@ def test_rr13_a_piece_that_tips_off_as_its_place_is_decided_is_no_new_level_at_r
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([4], ["rat"])
     assert fall["t_ms"] > rat["t_ms"]
+
+
+def test_rr13_cargo_the_mat_weighed_landing_as_a_piece_settled_on_its_zone_fell_from_it():
+    # the second ship's seed 9, 10 SPS, a mat: a chest let go on quarter 8 rocked it for a
+    # second; the bottle there slid off and the mat weighed it landing (4.2 g) before the
+    # chest was still. The chest was weighed as what stood, less the bottle (4.4 g: placed as
+    # a bottle), and no fall came out. Cargo of that zone landed on the mat while nothing fell
+    # that the ship saw: it fell, and the piece weighs what stands with it
+    events = detect_excerpt(
+        "othership_9_a_chest_let_go_on_zone_8_rocks_the_bottle_there_off",
+        10,
+        "mat",
+        OTHERSHIP_ITEMS[9],
+    )
+    bottle, chest = of_type(events, "place")
+    assert (bottle["zone"], bottle["item"], chest["zone"], chest["item"]) == (
+        8,
+        "bottle",
+        8,
+        "chest",
+    )
+    assert chest["grams"] == pytest.approx(8.588, rel=0.12)
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([8], ["bottle"])
+    assert chest["t_ms"] < fall["t_ms"]
+
+
+def test_rr13_weight_on_the_mat_that_struck_no_piezo_is_no_cargo_falling_as_a_piece_settles():
+    # zoo-rough seed 20408, 80 SPS, mat and piezo: as a crate let go on yard 10 settled, a
+    # hand reached for the mat to clear it and rested 3.6 g there (the piezo heard nothing).
+    # Taken for the rat on yard 10 falling, it made the crate a boat and a rat fall
+    events = detect_excerpt(
+        "zoo_rough_20408_a_hand_on_the_mat_as_a_crate_settles_on_zone_10",
+        80,
+        "both",
+        {"boat": 12.01, "barrel": 6.27, "bottle": 3.37, "crate": 7.63}
+        | {"chest": 9.16, "plank": 5.08, "sailor": 4.32, "rat": 2.6},
+    )
+    assert of_type(events, "fall") == []
+    assert [e["zone"] for e in of_type(events, "place")] == [10, 10]

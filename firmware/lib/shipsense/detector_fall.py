@@ -275,3 +275,61 @@ def unload(det, pieces, zones):
             for z in range(1, det.n_zones + 1):
                 if det.cargo.remove(z, item):
                     break
+
+
+def cargo_the_mat_took(det, grams, change):
+    """Cargo the mat weighed landing while a piece let go of was settling, no fall decided
+    since the hand came: a piece on the zone it was let go of (as `change` shows it), pushed
+    off by it as the ship rocked (a chest let go on quarter 5 rocked it a second; the barrel
+    there slid off, and the chest was weighed as what stood, less the barrel). With items,
+    if what the mat took is cargo on that zone and the piece weighs a piece with it: that
+    cargo's grams, as weighed when placed (the mat's are rougher); else 0.0."""
+    table = det.table_sense
+    if (
+        not det.items
+        or table is None
+        or not table.uses_mat
+        or table.landed_k < det.onset_k
+        or (table.uses_piezo and not table.landed_hits)  # nothing struck: a hand on the mat
+        or det.last_fall_k >= det.onset_k - det.recent_fall_n
+        or det.vanished is not None
+    ):
+        return 0.0
+    zone = measure.place_zone(det, change)
+    landed = table.landed_g
+    aboard = det.cargo.zones[zone + 1]
+    if landed < det.floor_g or measure.subset_fit(landed, aboard, det.items) > (
+        tuning.FRESH_CARGO_ERRORS
+    ):
+        return 0.0
+    cargo = measure.cargo_near(det, zone, landed)
+    if measure.fit_errors(grams + cargo, det.items) > tuning.FRESH_FIT_ERRORS:
+        return 0.0
+    return cargo
+
+
+def fell_as_placed(det, events, k, zone, grams):
+    """Cargo of `grams` fell off `zone` (0-based) as the piece just placed there settled
+    (cargo_the_mat_took): a `fall`, named from the zone's cargo and booked off it."""
+    table = det.table_sense
+    pieces, ambiguous, alternatives = name_fall(
+        grams, det.items, det.cargo.counts_by_item(), {zone + 1: grams}, det.cargo
+    )
+    event = {
+        "type": "fall",
+        # it left the ship the fall's time before the mat felt it land
+        "t_ms": measure.time_of(det, table.landed_k) - tuning.table_soonest_ms(zone + 1),
+        "decided_ms": det.t_ring[k % det.history_n],
+        "grams": measure.rounded_g(grams),
+        "zones": [zone + 1],
+        "items": pieces,
+    }
+    if ambiguous:
+        event["ambiguous"] = True
+        event["alternatives"] = alternatives
+    events.append(event)
+    unload(det, pieces, [zone])
+    det.ref[zone] -= grams
+    det.base = measure.sum_ref(det)
+    det.last_fall_k = k
+    det.last_place = None

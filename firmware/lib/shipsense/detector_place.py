@@ -5,6 +5,7 @@ and, once it is a piece, emit the `place` (detector_commit books it).
 """
 
 from shipsense import detector_commit as commit
+from shipsense import detector_fall as fall
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
@@ -207,8 +208,11 @@ def decide_place(det, events, k):
         commit.after_commit(det, k)  # forgets the let-go
         shift.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
-    commit.place_event(det, events, k, grams, change, t_ms)
-    if cascade is None and det.released_k is not None:
+    fell = fall.cargo_the_mat_took(det, grams, change) if cascade is None else 0.0
+    commit.place_event(det, events, k, grams + fell, change, t_ms)
+    if fell:
+        fall.fell_as_placed(det, events, k, measure.place_zone(det, change), fell)
+    elif cascade is None and det.released_k is not None:
         zone = measure.place_zone(det, change)
         shift.moved_as_placed(det, events, end, seen, zone, det.released_k)
     commit.after_commit(det, k)

@@ -85,7 +85,8 @@ class TableSense:
         ] = []  # times of hits during a possible fall, waiting for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         self.landed_k = -1  # the last episode that left weight on the mat: its first sample ...
-        self.landed_g = 0.0  # ... and the grams it left
+        self.landed_g = 0.0  # ... and the grams it left ...
+        self.landed_hits = 0  # ... and how many piezo hits came with it
         self.struck_k = -1  # the piezo's latest hit, whatever it was judged (a topple's landing?)
         self.struck_before_k = -1  # ... and the one before it
         self.k = -1
@@ -303,6 +304,7 @@ class TableSense:
         if net >= LAND_MIN_G:
             self.landed_k = self.onset_k
             self.landed_g = net
+            self.landed_hits = self.episode_hits
             event = {
                 "type": "land",
                 "t_ms": onset_t,
