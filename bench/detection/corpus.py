@@ -158,6 +158,7 @@ HELD_BACK_ROUNDS = {
     36: 66000,
     37: 65000,
     38: 64000,
+    39: 63000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
