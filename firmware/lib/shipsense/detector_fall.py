@@ -280,8 +280,8 @@ def unload(det, pieces, zones):
 def cargo_the_mat_took(det, grams, change):
     """Cargo the mat weighed landing while a piece let go of was settling, no fall decided
     since the hand came: a piece on the zone it was let go of (as `change` shows it), pushed
-    off by it as the ship rocked (a chest let go on quarter 5 rocked it a second; the barrel
-    there slid off, and the chest was weighed as what stood, less the barrel). With items,
+    off by it as the ship rocked (a chest let go on quarter 8 rocked it a second; the bottle
+    there slid off, and the chest was weighed as what stood, less the bottle). With items,
     if what the mat took is cargo on that zone and the piece weighs a piece with it: that
     cargo's grams, as weighed when placed (the mat's are rougher); else 0.0."""
     table = det.table_sense
