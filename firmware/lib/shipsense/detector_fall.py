@@ -153,14 +153,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
         amplitudes = det.sway.zone_amplitudes([-v for v in change], zones)
         for j in range(len(zones)):
             zone_losses[zones[j] + 1] = amplitudes[j]
-        pieces, ambiguous, alternatives = name_fall(
-            drop, det.items, det.cargo.counts_by_item(), zone_losses, det.cargo
-        )
-        event["items"] = pieces
-        if ambiguous:
-            event["ambiguous"] = True
-            event["alternatives"] = alternatives
-        unload(det, pieces, zones)
+        pieces = name_fallen(det, event, drop, zone_losses, zones)
         if stayed and det.table_sense is not None and det.table_sense.uses_mat:
             # the mat's first steady mean told it (with no mat, the cargo as it weighed did)
             stayed = stayed_by_name(det, pieces, drop - stayed, stayed)
@@ -263,6 +256,21 @@ def loaded_meanwhile(det, change, zones):
     return zone
 
 
+def name_fallen(det, event, grams, zone_losses, zones):
+    """Name the pieces of the fall `event` of `grams` (with items), each zone (0-based, in
+    `zones`) having lost as `zone_losses` shows (by 1-based zone), and take them off the
+    cargo list; returns their names."""
+    pieces, ambiguous, alternatives = name_fall(
+        grams, det.items, det.cargo.counts_by_item(), zone_losses, det.cargo
+    )
+    event["items"] = pieces
+    if ambiguous:
+        event["ambiguous"] = True
+        event["alternatives"] = alternatives
+    unload(det, pieces, zones)
+    return pieces
+
+
 def unload(det, pieces, zones):
     """Take the fallen pieces off the cargo list, from the zones that lost weight first."""
     for item in pieces:
@@ -277,9 +285,9 @@ def unload(det, pieces, zones):
                     break
 
 
-def cargo_the_mat_took(det, grams, change):
+def cargo_the_mat_took(det, grams, zone):
     """Cargo the mat weighed landing while a piece let go of was settling, no fall decided
-    since the hand came: a piece on the zone it was let go of (as `change` shows it), pushed
+    since the hand came: a piece on the zone it was let go of (`zone`, 0-based), pushed
     off by it as the ship rocked (a chest let go on quarter 8 rocked it a second; the bottle
     there slid off, and the chest was weighed as what stood, less the bottle). With items,
     if what the mat took is cargo on that zone and the piece weighs a piece with it: that
@@ -295,7 +303,6 @@ def cargo_the_mat_took(det, grams, change):
         or det.vanished is not None
     ):
         return 0.0
-    zone = measure.place_zone(det, change)
     landed = table.landed_g
     aboard = det.cargo.zones[zone + 1]
     if landed < det.floor_g or measure.subset_fit(landed, aboard, det.items) > (
@@ -311,24 +318,16 @@ def cargo_the_mat_took(det, grams, change):
 def fell_as_placed(det, events, k, zone, grams):
     """Cargo of `grams` fell off `zone` (0-based) as the piece just placed there settled
     (cargo_the_mat_took): a `fall`, named from the zone's cargo and booked off it."""
-    table = det.table_sense
-    pieces, ambiguous, alternatives = name_fall(
-        grams, det.items, det.cargo.counts_by_item(), {zone + 1: grams}, det.cargo
-    )
     event = {
         "type": "fall",
         # it left the ship the fall's time before the mat felt it land
-        "t_ms": measure.time_of(det, table.landed_k) - tuning.table_soonest_ms(zone + 1),
+        "t_ms": measure.time_of(det, det.table_sense.landed_k) - tuning.table_soonest_ms(zone + 1),
         "decided_ms": det.t_ring[k % det.history_n],
         "grams": measure.rounded_g(grams),
         "zones": [zone + 1],
-        "items": pieces,
     }
-    if ambiguous:
-        event["ambiguous"] = True
-        event["alternatives"] = alternatives
+    name_fallen(det, event, grams, {zone + 1: grams}, [zone])
     events.append(event)
-    unload(det, pieces, [zone])
     det.ref[zone] -= grams
     det.base = measure.sum_ref(det)
     det.last_fall_k = k

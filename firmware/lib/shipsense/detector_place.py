@@ -208,12 +208,12 @@ def decide_place(det, events, k):
         commit.after_commit(det, k)  # forgets the let-go
         shift.report_shift(det, events, k, let_go_k, source, target, grams)
         return False
-    fell = fall.cargo_the_mat_took(det, grams, change) if cascade is None else 0.0
-    commit.place_event(det, events, k, grams + fell, change, t_ms)
+    zone = measure.place_zone(det, change)
+    fell = fall.cargo_the_mat_took(det, grams, zone) if cascade is None else 0.0
+    commit.place_event(det, events, k, grams + fell, change, t_ms, zone)
     if fell:
-        fall.fell_as_placed(det, events, k, measure.place_zone(det, change), fell)
+        fall.fell_as_placed(det, events, k, zone, fell)
     elif cascade is None and det.released_k is not None:
-        zone = measure.place_zone(det, change)
         shift.moved_as_placed(det, events, end, seen, zone, det.released_k)
     commit.after_commit(det, k)
     if cascade is None:
