@@ -6,7 +6,6 @@ import pytest
 from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
-    OTHERSHIP_ITEMS,
     chest_let_go_as_barrel_and_sailor_fall,
     detect,
     detect_excerpt,
@@ -201,25 +200,25 @@ def test_a_zone_that_reads_no_loss_lost_no_cargo_as_a_fresh_piece_settles():
 
 
 @pytest.mark.parametrize(
-    ("name", "seed", "let_go", "cargo"),
+    ("name", "let_go", "cargo"),
     [
         # seed 13: the piezo was struck 38 ms after the barrel began to leave quarter 4 (the
         # rise had already ended as a touch waiting for the table: cargo_leaving)
-        ("othership_13_a_chest_let_go_on_zone_8_topples_as_the_barrel_on_4_goes", 13, 8, 4),
+        ("othership_13_a_chest_let_go_on_zone_8_topples_as_the_barrel_on_4_goes", 8, 4),
         # seed 913: still in the episode of the let-go (note_vanished), the strike 3 samples
         # after the rat began to leave quarter 1
-        ("othership_913_a_barrel_let_go_on_zone_8_topples_as_the_rat_on_1_goes", 913, 8, 1),
+        ("othership_913_a_barrel_let_go_on_zone_8_topples_as_the_rat_on_1_goes", 8, 1),
     ],
 )
 def test_rr8_rr13_with_a_piezo_alone_a_strike_before_the_cargo_could_land_is_the_toppled_piece(
-    name, seed, let_go, cargo
+    name, let_go, cargo
 ):
     # the second ship, 80 SPS, a piezo alone: a piece let go on yard 8 stood a moment and
     # toppled off, knocking a piece off another zone on its way. The piezo heard the first
     # land just after the cargo began to leave: sooner than the cargo could reach the table,
     # so that strike was the piece let go of, weighed as it stood (brief_rest). Only the
     # cargo's fall came out before, and the piece let go of was lost to a touch
-    events = detect_excerpt(name, 80, "piezo", OTHERSHIP_ITEMS[seed])
+    events = detect_excerpt(name, 80, "piezo")
     (place,) = of_type(events, "place")
     assert place["zone"] == let_go
     falls = of_type(events, "fall")
@@ -234,10 +233,7 @@ def test_rr8_rr13_a_piece_let_go_that_toppled_off_a_zone_with_cargo_is_told_by_t
     # piece let go of (a hand may have taken it back), and the plank was lost. The mat says:
     # it took a plank's worth beyond what the ship lost
     events = detect_excerpt(
-        "othership_1400_a_plank_let_go_on_zone_6_topples_onto_the_mat",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[1400],
+        "othership_1400_a_plank_let_go_on_zone_6_topples_onto_the_mat", 80, "both"
     )
     (place,) = of_type(events, "place")
     (fall,) = of_type(events, "fall")
@@ -251,10 +247,7 @@ def test_rr13_what_the_mat_took_beyond_the_cargo_is_a_toppled_piece_only_if_it_w
     # the mat took 9.3 g. The 1.4 g between is no piece (the lightest weighs 2.4 g): no
     # second place and fall of a piece that toppled as it was let go
     events = detect_excerpt(
-        "othership_21_a_bottle_let_go_on_zone_5_stays_as_the_chest_there_falls",
-        10,
-        "mat",
-        OTHERSHIP_ITEMS[21],
+        "othership_21_a_bottle_let_go_on_zone_5_stays_as_the_chest_there_falls", 10, "mat"
     )
     assert [e["zone"] for e in of_type(events, "place")] == [5]
     assert len(of_type(events, "fall")) == 1

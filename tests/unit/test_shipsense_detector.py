@@ -35,8 +35,11 @@ def detect(signal: ShipSignal, items=None, table=None, rows=None) -> list[dict]:
     return events
 
 
-def detect_excerpt(name: str, rate_hz: float, table: str, items: dict) -> list[dict]:
-    """Every event of the detector over a trace excerpt kept in tests/unit/data (`name`.csv)."""
+def detect_excerpt(name: str, rate_hz: float, table: str, items: dict | None = None) -> list[dict]:
+    """Every event of the detector over a trace excerpt kept in tests/unit/data (`name`.csv),
+    with `items`; by default, for the second ship's (othership_SEED_...), its seed's."""
+    if items is None:
+        items = OTHERSHIP_ITEMS[int(name.split("_")[1])]
     with (Path(__file__).with_name("data") / f"{name}.csv").open() as lines:
         rows = [row[1:] for row in read_trace(lines)]
     detector = Detector(rate_hz=rate_hz, table=table, items=items)
@@ -571,10 +574,7 @@ def test_rr11_a_topple_the_mat_weighed_as_the_ship_rang_is_weighed_though_nothin
     # `stay`): nothing fell, and the boat was forgotten. With no cargo fallen, what the mat
     # took is the toppled piece all the same
     events = detect_excerpt(
-        "othership_5_a_pressed_boat_topples_onto_the_mat_and_the_ship_rings",
-        10,
-        "both",
-        OTHERSHIP_ITEMS[5],
+        "othership_5_a_pressed_boat_topples_onto_the_mat_and_the_ship_rings", 10, "both"
     )
     assert of_type(events, "touch", "shift") == []
     (place,) = of_type(events, "place")
@@ -596,10 +596,7 @@ def test_rr11_a_piece_let_go_as_cargo_began_to_tip_elsewhere_weighs_itself_not_t
     # What the falling zone had lost as the crate stood was the chest's: the crate weighs
     # what it is, and the chest falls whole
     events = detect_excerpt(
-        "othership_918_a_crate_let_go_on_zone_5_as_a_chest_tipped_off_zone_10",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[918],
+        "othership_918_a_crate_let_go_on_zone_5_as_a_chest_tipped_off_zone_10", 80, "mat"
     )
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (5, "crate")
@@ -616,10 +613,7 @@ def test_rr11_a_piece_let_go_as_cargo_tips_weighs_what_its_neighbours_read_of_it
     # had gained beyond the total (0.2 g): the chest became a 7.4 g crate and the crate's
     # fall a 6.1 g barrel. What its neighbours read of it is the piece's weight too
     events = detect_excerpt(
-        "othership_2_a_chest_let_go_on_zone_8_as_a_crate_tipped_off_zone_9",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[2],
+        "othership_2_a_chest_let_go_on_zone_8_as_a_crate_tipped_off_zone_9", 80, "both"
     )
     first, chest = of_type(events, "place")
     assert (first["zone"], first["item"]) == (9, "crate")
@@ -636,10 +630,7 @@ def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall()
     # moving as a hand worked at the table). 0.6 of a rat, it was booked as a rat's fall,
     # though the mat and the piezo, given the time a piece needs to strike them, felt nothing
     events = detect_excerpt(
-        "othership_8_the_ship_settles_1_4_g_lower_and_the_table_hears_nothing",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[8],
+        "othership_8_the_ship_settles_1_4_g_lower_and_the_table_hears_nothing", 80, "both"
     )
     assert_no_cargo_events(events)
     (stay,) = of_type(events, "stay")
@@ -649,9 +640,7 @@ def test_rr11_a_loss_under_the_lightest_piece_the_table_never_hears_is_no_fall()
 def test_rr11_a_piece_that_reads_light_is_a_fall_when_the_table_takes_it():
     # guard rail (the second ship's seed 1020, 80 SPS, mat): a rat of 2.4 g left yard 8 and
     # its zone read 1.5 g of it going; the mat took it, so it fell, however light it read
-    events = detect_excerpt(
-        "othership_1020_a_rat_that_reads_light_falls_onto_the_mat", 80, "mat", OTHERSHIP_ITEMS[1020]
-    )
+    events = detect_excerpt("othership_1020_a_rat_that_reads_light_falls_onto_the_mat", 80, "mat")
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([8], ["rat"])
 
@@ -693,10 +682,7 @@ def test_rr11_at_10_sps_a_piece_let_go_as_cargo_falls_is_weighed_by_its_gain_at_
     # to weigh, and the fall waited for it (1.3 s). Weighed by what zone 2 gained, the boat
     # is named at once, and the barrel's fall follows
     events = detect_excerpt(
-        "othership_5_a_boat_let_go_on_zone_2_as_a_barrel_fell_off_zone_5",
-        10,
-        "both",
-        OTHERSHIP_ITEMS[5],
+        "othership_5_a_boat_let_go_on_zone_2_as_a_barrel_fell_off_zone_5", 10, "both"
     )
     boat = next(e for e in of_type(events, "place") if e["zone"] == 2)
     (fall,) = [e for e in of_type(events, "fall") if e["t_ms"] > 66000.0]

@@ -77,10 +77,7 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
     # slid off it 0.2 s after the hand let go and came to rest on quarter 2 below, never
     # standing on 6 long enough to be weighed there. It was placed on 2: a wrong zone
     events = detect_excerpt(
-        "othership_1002_a_barrel_pressed_onto_zone_6_slides_onto_zone_2_as_it_is_let_go",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[1002],
+        "othership_1002_a_barrel_pressed_onto_zone_6_slides_onto_zone_2_as_it_is_let_go", 80, "mat"
     )
     (place,) = of_type(events, "place")
     (shift,) = of_type(events, "shift")
@@ -90,18 +87,16 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
 
 
 @pytest.mark.parametrize(
-    ("name", "seed", "piece", "moved", "slid_ms"),
+    ("name", "piece", "moved", "slid_ms"),
     [
         (
             "othership_0_a_plank_stands_on_quarter_1_then_slides_to_3_where_it_was_not_pressed",
-            0,
             "plank",
             (1, 3),
             67147.2,
         ),
         (
             "othership_1320_a_crate_let_go_on_quarter_5_rings_then_slides_to_1",
-            1320,
             "crate",
             (5, 1),
             45436.0,
@@ -110,7 +105,7 @@ def test_rr8_rr13_at_80_sps_a_pressed_piece_that_slid_off_its_yard_is_placed_the
     ids=["stood-undecided", "rang"],
 )
 def test_rr8_rr13_at_80_sps_a_let_go_piece_that_slid_off_later_is_told_once_it_rests(
-    name, seed, piece, moved, slid_ms
+    name, piece, moved, slid_ms
 ):
     # issue 11 (the second ship, 80 SPS, mat). Seed 0, a noisy ship: a plank pressed at 30 g
     # onto quarter 1 stood there 0.9 s, its level between a plank's and a barrel's too long to
@@ -123,7 +118,7 @@ def test_rr8_rr13_at_80_sps_a_let_go_piece_that_slid_off_later_is_told_once_it_r
     # quarter 5: the weight that came back on 1 was booked a shift of 4.3 g, nothing placed,
     # and the crate was placed on 5 three seconds later. What the episode added stands on 1
     # as a crate: placed where the hand let it go, and moved
-    events = detect_excerpt(name, 80, "mat", OTHERSHIP_ITEMS[seed])
+    events = detect_excerpt(name, 80, "mat")
     (place,) = of_type(events, "place")
     (shift,) = of_type(events, "shift")
     assert (place["zone"], place["item"]) == (moved[0], piece)
@@ -139,10 +134,7 @@ def test_rr8_rr13_a_boat_that_sets_the_hull_rocking_is_weighed_about_its_swing()
     # the noise at rest sets, and nothing was placed until the next hand, 4.5 s on. Its level
     # held steady about the swing over the longest weighing window: it is weighed there
     events = detect_excerpt(
-        "othership_1409_a_boat_rocks_the_hull_then_slides_from_quarter_2_to_4",
-        10,
-        "both",
-        OTHERSHIP_ITEMS[1409],
+        "othership_1409_a_boat_rocks_the_hull_then_slides_from_quarter_2_to_4", 10, "both"
     )
     crate, boat = of_type(events, "place")
     (shift,) = of_type(events, "shift")

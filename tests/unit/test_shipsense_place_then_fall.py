@@ -13,7 +13,6 @@ from __future__ import annotations
 import pytest
 from test_shipsense_detector import (
     ITEMS,
-    OTHERSHIP_ITEMS,
     assert_placed_and_fell,
     detect,
     detect_excerpt,
@@ -78,10 +77,7 @@ def test_rr8_rr13_with_no_mat_the_cargo_as_weighed_tells_the_piece_let_go_stayed
     # a crate's fall, nothing placed. No cargo of yard 7 weighs 7.7 g; the boat as it weighed
     # less that loss is a bottle's worth, and the hand let go there: the bottle stayed
     events = detect_excerpt(
-        "othership_1423_a_bottle_let_go_on_zone_7_as_the_boat_there_falls",
-        80,
-        "piezo",
-        OTHERSHIP_ITEMS[1423],
+        "othership_1423_a_bottle_let_go_on_zone_7_as_the_boat_there_falls", 80, "piezo"
     )
     boat, barrel, bottle = of_type(events, "place")
     assert (bottle["zone"], bottle["item"]) == (7, "bottle")
@@ -95,10 +91,7 @@ def test_a_piece_let_go_as_cargo_on_another_zone_tips_off_weighs_what_it_rests_a
     # began to tip over its edge. Zone 4 had lost 1.8 g of the rat as the plank came to rest:
     # weighed from the total, the plank read 2.9 g (a rat), and the rat's fall was missed
     events = detect_excerpt(
-        "othership_2_a_plank_placed_on_zone_6_as_a_rat_tips_off_zone_4",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[2],
+        "othership_2_a_plank_placed_on_zone_6_as_a_rat_tips_off_zone_4", 80, "both"
     )
     (place,) = of_type(events, "place")
     assert place["zone"] == 6
@@ -130,10 +123,7 @@ def test_a_mat_that_begins_to_weigh_as_cargo_begins_to_leave_weighed_the_toppled
     # mat's change began a sample after the ship saw the crate there begin to leave, long
     # before the crate could reach the table. Taken for the crate's, the chest was a touch
     events = detect_excerpt(
-        "othership_6_a_chest_topples_onto_the_mat_as_a_crate_leaves_zone_7",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[6],
+        "othership_6_a_chest_topples_onto_the_mat_as_a_crate_leaves_zone_7", 80, "mat"
     )
     assert of_type(events, "touch") == []
     (place,) = of_type(events, "place")
@@ -148,10 +138,7 @@ def test_a_light_piece_that_stood_a_moment_and_toppled_is_waited_for_from_when_i
     # go, then toppled onto the mat. Its 2.3 g dipped to the old level in the noise as it
     # stood: counted from that dip, the table's time ran out before the rat landed (a touch)
     events = detect_excerpt(
-        "othership_1206_a_rat_stands_a_moment_then_topples_onto_the_mat",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[1206],
+        "othership_1206_a_rat_stands_a_moment_then_topples_onto_the_mat", 80, "mat"
     )
     place, fall = of_type(events, "place", "fall")[-2:]
     assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (6, "rat", [6], ["rat"])
@@ -162,10 +149,7 @@ def test_a_piece_let_go_on_an_empty_zone_that_topples_as_the_ship_rings_is_weigh
     # mat while the ship rang; the ringing read as cargo leaving zone 6 and settled as a stay,
     # and the crate was forgotten. Zone 6 held nothing to leave: the mat's word decides
     events = detect_excerpt(
-        "othership_1322_a_crate_let_go_on_empty_zone_6_topples_as_the_ship_rings",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[1322],
+        "othership_1322_a_crate_let_go_on_empty_zone_6_topples_as_the_ship_rings", 80, "both"
     )
     first_place, first_fall = of_type(events, "place", "fall")[:2]
     assert (first_place["zone"], first_place["item"]) == (6, "crate")
@@ -178,10 +162,7 @@ def test_rr11_a_toppled_piece_the_mat_holds_is_placed_when_the_cargo_after_it_bo
     # (the barrel), less than the 9.3 g chest the ship saw fall: counted as what landed
     # beyond the cargo, the barrel weighed nothing and was lost
     events = detect_excerpt(
-        "othership_1221_a_barrel_topples_onto_the_mat_and_a_chest_bounces_off_it",
-        10,
-        "mat",
-        OTHERSHIP_ITEMS[1221],
+        "othership_1221_a_barrel_topples_onto_the_mat_and_a_chest_bounces_off_it", 10, "mat"
     )
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (4, "barrel")
@@ -217,10 +198,7 @@ def test_rr13_the_second_ships_rat_knocked_from_quarter_1_to_2_by_a_plank_is_a_s
     # quarter 2 1.9 g up on the plank's still stretch (a rat reads light beside its
     # neighbours). Nothing aboard was listed when the excerpt began: the move is not named
     events = detect_excerpt(
-        "othership_11_a_plank_let_go_on_zone_3_knocks_a_rat_from_zone_1_to_2",
-        10,
-        "both",
-        OTHERSHIP_ITEMS[11],
+        "othership_11_a_plank_let_go_on_zone_3_knocks_a_rat_from_zone_1_to_2", 10, "both"
     )
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (3, "plank")
@@ -255,7 +233,6 @@ def test_rr11_a_piece_that_stood_a_moment_and_went_over_is_weighed_by_its_brief_
         "othership_1003_a_chest_stands_a_moment_on_zone_8_then_falls_onto_a_piezo_table",
         80,
         "piezo",
-        OTHERSHIP_ITEMS[1003],
     )
     assert of_type(events, "touch") == []
     assert_placed_and_fell(events, 8, "chest")
@@ -268,10 +245,7 @@ def test_rr11_a_piece_that_stood_a_moment_and_bounced_off_the_mat_is_weighed_by_
     # a moment after the hand let go, went over, struck the mat and bounced off it. The mat
     # holds nothing and the rise (27 g, hand and boat) weighs no piece: it was a touch
     events = detect_excerpt(
-        "othership_900_a_boat_let_go_on_zone_5_goes_over_and_bounces_off_the_mat",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[900],
+        "othership_900_a_boat_let_go_on_zone_5_goes_over_and_bounces_off_the_mat", 80, "mat"
     )
     assert of_type(events, "touch") == []
     assert_placed_and_fell(events, 5, "boat")
@@ -290,7 +264,6 @@ def test_rr11_a_toppled_piece_is_weighed_once_the_mat_stops_ringing_as_after_a_f
         "othership_1005_a_chest_topples_off_zone_7_and_rings_the_mat_below_its_weight",
         9.992,
         "mat",
-        OTHERSHIP_ITEMS[1005],
     )
     (land,) = of_type(events, "land")
     (place,) = of_type(events, "place")
@@ -307,10 +280,7 @@ def test_rr13_cargo_that_falls_where_a_piece_was_just_placed_is_no_hand_when_it_
     # crate less it (1.8 g) fits a rat: the loss was taken for a hand weighed with the
     # crate, booked a `stay`. A hand lifting off a piece lands nothing on the table
     events = detect_excerpt(
-        "othership_5_a_barrel_falls_off_quarter_1_soon_after_a_crate_was_placed_there",
-        10,
-        "both",
-        OTHERSHIP_ITEMS[5],
+        "othership_5_a_barrel_falls_off_quarter_1_soon_after_a_crate_was_placed_there", 10, "both"
     )
     assert of_type(events, "stay") == []
     (place,) = of_type(events, "place")
@@ -327,10 +297,7 @@ def test_rr13_a_piece_that_tips_off_as_its_place_is_decided_is_no_new_level_at_r
     # took the level 1.5 g lower: the fall was never seen. A rest a piece's worth below what
     # was just decided is no new level: the episode judges what went
     events = detect_excerpt(
-        "othership_900_a_rat_placed_on_zone_4_tips_off_as_it_is_decided",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[900],
+        "othership_900_a_rat_placed_on_zone_4_tips_off_as_it_is_decided", 80, "mat"
     )
     chest, rat = of_type(events, "place")
     assert (chest["zone"], chest["item"], rat["zone"], rat["item"]) == (5, "chest", 4, "rat")
@@ -346,10 +313,7 @@ def test_rr13_cargo_the_mat_weighed_landing_as_a_piece_settled_on_its_zone_fell_
     # a bottle), and no fall came out. Cargo of that zone landed on the mat while nothing fell
     # that the ship saw: it fell, and the piece weighs what stands with it
     events = detect_excerpt(
-        "othership_9_a_chest_let_go_on_zone_8_rocks_the_bottle_there_off",
-        10,
-        "mat",
-        OTHERSHIP_ITEMS[9],
+        "othership_9_a_chest_let_go_on_zone_8_rocks_the_bottle_there_off", 10, "mat"
     )
     bottle, chest = of_type(events, "place")
     assert (bottle["zone"], bottle["item"], chest["zone"], chest["item"]) == (

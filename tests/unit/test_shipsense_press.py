@@ -5,7 +5,7 @@ set down together on Montego Bay's harbour, which no such hand is (issue 11)."""
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
 
 from shipsense.pieces import BARREL_G
@@ -59,10 +59,7 @@ def test_rr8_a_hand_resting_far_heavier_than_any_piece_after_a_let_go_is_a_touch
     # a boat, was placed as a boat and then fell as four pieces. No piece weighs that much:
     # the hand lifting leaves the rise to the table, which felt nothing
     events = detect_excerpt(
-        "othership_1008_a_hand_rests_46_g_on_yards_9_and_10_after_a_let_go",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[1008],
+        "othership_1008_a_hand_rests_46_g_on_yards_9_and_10_after_a_let_go", 80, "mat"
     )
     assert of_type(events, "place", "fall") == []
     (touch,) = of_type(events, "touch")
@@ -74,10 +71,7 @@ def test_rr8_a_piece_a_hand_rested_on_is_placed_at_what_stays_when_it_lifts():
     # press eased and held 49 g still for a third of a second before the hand lifted. That
     # stretch was placed as a boat of 49 g. The rat is what stayed
     events = detect_excerpt(
-        "othership_1212_a_rat_pressed_onto_yard_8_with_49_g_that_rested_before_it_lifted",
-        80,
-        "mat",
-        OTHERSHIP_ITEMS[1212],
+        "othership_1212_a_rat_pressed_onto_yard_8_with_49_g_that_rested_before_it_lifted", 80, "mat"
     )
     assert of_type(events, "fall") == []
     (place,) = of_type(events, "place")

@@ -6,7 +6,7 @@ import math
 import statistics
 
 import pytest
-from test_shipsense_detector import OTHERSHIP_ITEMS, detect_excerpt
+from test_shipsense_detector import detect_excerpt
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
@@ -245,7 +245,7 @@ def test_rr13_at_10_sps_a_piece_let_go_that_slides_off_soon_after_is_placed_wher
     # was placed where it came to rest (the referee would see a wrong zone, RR8) or placed
     # and never moved: a piece the hand was seen letting go of, still for two conversions,
     # was put down there, and moved from there (RR13)
-    events = detect_excerpt(name, 10, "both", OTHERSHIP_ITEMS[5])
+    events = detect_excerpt(name, 10, "both")
     place = of_type(events, "place")[-1]
     (shift,) = of_type(events, "shift")
     assert (place["zone"], place["item"]) == (source, item)
@@ -261,10 +261,7 @@ def test_rr13_weight_moving_between_zones_well_under_any_piece_is_no_shift():
     # a piece that never moved. Under 0.7 of the lightest piece (a rat of 2.4 g read 0.74 of
     # itself at least when it moved) the zones' levels moved, not a piece: a `stay`
     events = detect_excerpt(
-        "othership_20_a_gram_settles_from_yard_6_to_8_as_a_rat_is_put_on_8",
-        80,
-        "both",
-        OTHERSHIP_ITEMS[20],
+        "othership_20_a_gram_settles_from_yard_6_to_8_as_a_rat_is_put_on_8", 80, "both"
     )
     assert of_type(events, "shift", "fall") == []
     (stay,) = of_type(events, "stay")

@@ -10,7 +10,7 @@ same zones, it was one piece tipping over: one fall.
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, OTHERSHIP_ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import MAT, ShipSignal
 
 
@@ -18,9 +18,7 @@ def test_rr13a_a_chest_that_tipped_then_fell_off_yard_7_is_one_chest():
     # issue 11 (the second ship's tuning seed 2, 80 SPS): a chest on yard 7 tipped over,
     # unloading its zone by 4 g for 60 ms, then fell. Split at the pause, it was a bottle
     # and a plank, neither of them aboard yard 7 (RR13a names each fallen piece)
-    events = detect_excerpt(
-        "othership_2_a_chest_tips_then_falls_off_zone_7", 80, "both", OTHERSHIP_ITEMS[2]
-    )
+    events = detect_excerpt("othership_2_a_chest_tips_then_falls_off_zone_7", 80, "both")
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([7], ["chest"])
     assert fall["grams"] == pytest.approx(9.18, abs=1.1)

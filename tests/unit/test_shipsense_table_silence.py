@@ -17,7 +17,6 @@ import math
 import pytest
 from test_shipsense_detector import (
     ITEMS,
-    OTHERSHIP_ITEMS,
     assert_placed_and_fell,
     detect,
     detect_excerpt,
@@ -32,9 +31,7 @@ def test_a_hand_resting_at_a_barrels_weight_is_a_touch_when_the_mat_felt_nothing
     # issue 11 (the second ship's tuning seed 0, 80 SPS, a mat): a hand pressed zone 4 at 7 g
     # for 0.4 s and lifted. The load stood still at a barrel's weight with no let-go, then
     # went: a barrel placed and fallen, while the mat never moved
-    events = detect_excerpt(
-        "othership_0_a_hand_rests_on_zone_4_at_a_barrels_weight", 80, "mat", OTHERSHIP_ITEMS[0]
-    )
+    events = detect_excerpt("othership_0_a_hand_rests_on_zone_4_at_a_barrels_weight", 80, "mat")
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[4]]
 
@@ -44,7 +41,7 @@ def test_hands_resting_at_pieces_weights_are_touches_when_the_piezo_heard_nothin
     # zone 2 at 6 g, then one across zones 1 and 3 at 5 g: a barrel and a plank, each placed
     # and fallen, though nothing struck the table
     events = detect_excerpt(
-        "othership_7_hands_rest_on_zones_2_and_3_at_pieces_weights", 80, "piezo", OTHERSHIP_ITEMS[7]
+        "othership_7_hands_rest_on_zones_2_and_3_at_pieces_weights", 80, "piezo"
     )
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[2], [3]]
@@ -54,9 +51,7 @@ def test_a_hand_resting_at_a_barrels_weight_at_10_sps_is_a_touch_when_the_piezo_
     # issue 11 (the second ship's tuning seed 22, 10 SPS, a piezo alone): a hand rested on
     # zone 3 at 6.3 g for 0.7 s and lifted. A barrel placed and fallen, while nothing struck
     # the table: at 10 SPS the piezo's silence was not asked
-    events = detect_excerpt(
-        "othership_22_a_hand_rests_on_zone_3_at_a_barrels_weight", 10, "piezo", OTHERSHIP_ITEMS[22]
-    )
+    events = detect_excerpt("othership_22_a_hand_rests_on_zone_3_at_a_barrels_weight", 10, "piezo")
     assert of_type(events, "place", "fall") == []
     assert [e["zones"] for e in of_type(events, "touch")] == [[3]]
 
