@@ -11,25 +11,20 @@ import asyncio
 import contextlib
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from bosun.bus.broker import wait_for_port
+from bosun.bus.broker import free_port, wait_for_port
 
 SHIP_SENDS = ("status", "event", "weights", "trace", "result")
 START_S = 20.0  # a busy machine starts JetStream in well under a second; only a ceiling
 
 
 def distinct_free_ports(count: int) -> list[int]:
-    """`count` free loopback ports, all different (held at once while they are picked)."""
-    with contextlib.ExitStack() as held:
-        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
+    """`count` free loopback ports, all different (free_port never picks one twice)."""
+    return [free_port() for _ in range(count)]
 
 
 def find_nats_server() -> str | None:

@@ -9,11 +9,12 @@ import contextlib
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+
+from bosun.bus.broker import free_port
 
 
 def find_postgres_bin() -> Path | None:
@@ -28,12 +29,6 @@ def find_postgres_bin() -> Path | None:
         if Path(folder, "initdb").is_file() and Path(folder, "pg_ctl").is_file():
             return Path(folder)
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PostgresCluster:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import queue
+import socket
 
 import paho.mqtt.client as mqtt
 import pytest
 from support.service import CEILING_S
 
-from bosun.bus.broker import BrokerError, MosquittoBroker
+from bosun.bus.broker import (
+    LOWEST_FREE_PICK,
+    BrokerError,
+    MosquittoBroker,
+    ephemeral_ports,
+    free_port,
+    port_is_free,
+)
 
 
 def connected_client(broker: MosquittoBroker, received: queue.Queue) -> mqtt.Client:
@@ -51,3 +59,29 @@ def test_the_broker_restarts_on_the_same_port(mosquitto):
 def test_a_busy_port_is_a_clear_error(mosquitto):
     with pytest.raises(BrokerError, match="already in use"):
         MosquittoBroker(port=mosquitto.port).start(timeout_s=1.0)
+
+
+def test_free_ports_are_below_the_ephemeral_range_and_never_handed_out_twice():
+    # An outgoing connection draws its source port from the ephemeral range, and could take
+    # a port the kernel picked with bind(0) before the broker binds it (seen in CI:
+    # "Address already in use").
+    low, _high = ephemeral_ports()
+    ports = [free_port() for _ in range(300)]
+    assert len(set(ports)) == len(ports)
+    assert all(LOWEST_FREE_PICK <= port < low for port in ports)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", ports[0]))
+        taken.listen()
+        assert not port_is_free("127.0.0.1", ports[0])
+
+
+def test_with_no_room_below_the_ephemeral_range_the_kernel_picks(tmp_path, monkeypatch):
+    kernel_low, kernel_high = ephemeral_ports()
+    whole = tmp_path / "ip_local_port_range"
+    whole.write_text("1024\t65535\n")
+    monkeypatch.setattr("bosun.bus.broker.EPHEMERAL_RANGE", whole)
+    assert ephemeral_ports() == (1024, 65535)
+    port = free_port()
+    assert port_is_free("127.0.0.1", port) and kernel_low <= port <= kernel_high
+    whole.write_text("not a range")
+    assert ephemeral_ports() == (32768, 60999)

@@ -181,11 +181,13 @@ def test_a_train_held_up_mid_way_is_thrown_away_and_the_amplifiers_reset(amplifi
         settled_readings(bus, amplifiers, SETTLE_READINGS + 1)
         while not bus.ready():
             time.sleep(0.001)
-        downs, slow = amplifiers.power_downs, bus.slow_trains
+        slow = bus.slow_trains
         amplifiers.stall_after_pulses, amplifiers.stall_us = 10, 14_000
         assert not bus.read()
         assert bus.slow_trains == slow + 1 and bus.powered_down
-        assert amplifiers.power_downs == downs + 1
+        # the bus powered the chips down after the hold-up (a busy machine may also have
+        # stretched a pulse of the train, which powers them down on its own)
+        assert amplifiers.last_power_down_us > amplifiers.stall_ended_us > 0
         # every chip starts afresh: after its settling readings it reads true again
         after = settled_readings(bus, amplifiers, SETTLE_READINGS + 2)
         for value, cell in zip(after, cells, strict=True):

@@ -80,9 +80,11 @@ class Amplifiers:
         self.sck_rise_us = 0
         self.rises = 0
         self.power_downs = 0
+        self.last_power_down_us = -1  # when SCK last came low after powering the chips down
         self.stretch_next_us = 0  # hold the next pulse high this long (a preempted process)
         self.stall_after_pulses = 0  # after this many more pulses, a long gap with SCK low
         self.stall_us = 0
+        self.stall_ended_us = -1
         self.chips = [
             model.VirtualHX711(self, ch, rate_hz, phase_us=(ch * 911) % 3000)
             for ch in range(len(douts))
@@ -134,6 +136,7 @@ class Amplifiers:
             self.sck_level = 0
             if now - self.sck_rise_us > POWER_DOWN_US:
                 self.power_downs += 1
+                self.last_power_down_us = now
                 self.rises = 0
                 for chip in self.chips:
                     chip.reset(now)
@@ -149,6 +152,7 @@ class Amplifiers:
             while time.perf_counter_ns() < end:
                 for chip in self.chips:
                     chip.update(_Ticks.ticks_us())
+            self.stall_ended_us = _Ticks.ticks_us()
 
     def dout(self, channel: int) -> int:
         now = _Ticks.ticks_us()

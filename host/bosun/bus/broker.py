@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import random
 import shutil
 import signal
 import socket
@@ -36,12 +37,6 @@ def find_mosquitto() -> str | None:
     return shutil.which("mosquitto") or shutil.which("mosquitto", path=SEARCH_PATH)
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return probe.getsockname()[1]
-
-
 def port_is_free(host: str, port: int) -> bool:
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -50,6 +45,42 @@ def port_is_free(host: str, port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_FREE_PICK = 10000  # below this, ports that well-known services are registered on
+_handed_out: set[int] = set()  # this process's picks: never the same port twice
+_picker = random.SystemRandom()  # apart from `random`, which a test may seed alike in every worker
+HANDED_OUT_KEPT = 4096
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range of source ports for outgoing connections (Linux's default if it
+    cannot be read)."""
+    try:
+        low, high = (int(word) for word in EPHEMERAL_RANGE.read_text().split())
+    except (OSError, ValueError):
+        return 32768, 60999
+    return low, high
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing is bound to, picked at random below the ephemeral range and never the
+    same twice in this process. A port from bind(0) would come from the ephemeral range,
+    which every outgoing connection on the machine also draws its source port from: one of
+    them could take it between this probe and the server's own bind."""
+    low, _high = ephemeral_ports()
+    if low - LOWEST_FREE_PICK >= 1000:
+        if len(_handed_out) >= HANDED_OUT_KEPT:
+            _handed_out.clear()
+        for _ in range(100):
+            port = _picker.randrange(LOWEST_FREE_PICK, low)
+            if port not in _handed_out and port_is_free(host, port):
+                _handed_out.add(port)
+                return port
+    with socket.socket() as probe:  # no room below the range, or all taken: the kernel's pick
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
 
 
 def wait_for_port(
