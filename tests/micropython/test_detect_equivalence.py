@@ -35,6 +35,7 @@ FIRMWARE_FILES = [
         "detector_records.py",
         "detector_rest.py",
         "detector_shift.py",
+        "detector_silent.py",
         "detector_slide.py",
         "detector_stretch.py",
         "detector_topple.py",

@@ -100,7 +100,7 @@ from array import array
 from math import sqrt
 
 from shipsense import detector_commit as commit
-from shipsense import detector_episode, detector_rest, detector_shift, detector_topple
+from shipsense import detector_episode, detector_rest, detector_silent, detector_topple
 from shipsense import detector_tuning as tuning
 from shipsense.detector_records import AT_REST, LEAVING
 from shipsense.detector_tuning import GLITCH_MIN_G, GLITCH_SIGMAS, INPUT_LIMIT_G
@@ -319,7 +319,7 @@ class Detector:
                 # the base may have been re-measured as the episode began
                 detector_episode.step(self, events, k, fast - self.base, sigma_fast)
             elif self.trigger_run == 0 and k % self.silent_every_n == 0:
-                detector_shift.at_rest(self, events, k)
+                detector_silent.at_rest(self, events, k)
         self.prev_total2 = self.prev_total1
         self.prev_total1 = total
         if self.table_sense is not None:

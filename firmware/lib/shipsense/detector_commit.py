@@ -66,7 +66,7 @@ def after_commit(det, k):
     """A decision was made: the episode goes on, watching for the next loading."""
     if det.plateau is not None:
         # the zones as decided on the still stretch: a piece that moves as soon as the
-        # episode ends is seen against them (detector_shift.at_rest)
+        # episode ends is seen against them (detector_silent.at_rest)
         measure.zone_means(det, k, det.plateau.n, det.silent_before)
         det.silent_from_k = k
     else:

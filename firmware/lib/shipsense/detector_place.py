@@ -10,6 +10,7 @@ from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
+from shipsense import detector_silent as silent
 from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
@@ -214,7 +215,7 @@ def decide_place(det, events, k):
     if fell:
         fall.fell_as_placed(det, events, k, zone, fell)
     elif cascade is None and det.released_k is not None:
-        shift.moved_as_placed(det, events, end, seen, zone, det.released_k)
+        silent.moved_as_placed(det, events, end, seen, zone, det.released_k)
     commit.after_commit(det, k)
     if cascade is None:
         return False
@@ -292,8 +293,8 @@ def cascade_loss(det, k, grams, change):
         i = fitted[j]
         grams_i = -amplitudes[j]
         if grams_i >= det.floor_g and ref[i] >= tuning.CASCADE_HELD_FRACTION * grams_i:
-            if shift.landed_beside(det, change, i, zone, grams_i):
-                continue  # it moved aboard (shift.moved_as_placed)
+            if silent.landed_beside(det, change, i, zone, grams_i):
+                continue  # it moved aboard (silent.moved_as_placed)
             zones.append(i)
             lost += measure.cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:

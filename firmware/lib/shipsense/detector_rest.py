@@ -10,7 +10,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
-from shipsense import detector_shift as shift
+from shipsense import detector_silent as silent
 from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
 
@@ -104,7 +104,7 @@ def step(det, k, total, d, sigma_fast):
         return False
     det.state = records.LOADING
     onset = measure.find_onset(det, k, trigger * tuning.ONSET_FRACTION, span_n)
-    shift.remember_rest(det, onset)
+    silent.remember_rest(det, onset)
     rebase(det, onset)
     commit.reset_episode(det, onset)
     det.leave_run = leaving.held_at_rest(det, k, sigma_fast)
@@ -308,7 +308,7 @@ def end_episode(det, events, k):
     det.state = records.AT_REST
     det.rest_k = k
     # a piece may have moved as the episode went and decided nothing, or as it ended just after
-    # a decision (detector_shift.at_rest)
+    # a decision (detector_silent.at_rest)
     det.silent_after_touch = not det.committed or det.silent_from_k > det.onset_k
     det.trigger_run = 0
     det.leave = None

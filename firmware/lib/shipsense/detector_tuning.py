@@ -178,7 +178,7 @@ SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share o
 # (zoo-sway-20316-10sps: a 6.9 g dip in 0.1 g noise, the 6.2 g barrel was not what moved)
 SHIFT_DIP_SIGMAS = const(4.0)
 SHIFT_DIP_FRACTION = const(0.92)
-# A move between two zones that never dipped the total (detector_shift.at_rest): the zones'
+# A move between two zones that never dipped the total (detector_silent.at_rest): the zones'
 # means over STABLE_MS now against SILENT_LAG_MS ago (the HX711's 400 ms at 10 SPS and then
 # some), judged every SILENT_EVERY_MS. One zone down and another up, each by at least this
 # share of the smallest move (half the lightest piece, SHIFT_MIN_G at least), ...

@@ -9,7 +9,7 @@ not from the old level the step left behind.
 from shipsense import detector_commit as commit
 from shipsense import detector_measure as measure
 from shipsense import detector_rest as resting
-from shipsense import detector_shift as shift
+from shipsense import detector_silent as silent
 from shipsense import detector_tuning as tuning
 
 
@@ -34,7 +34,7 @@ def begin_from(det, k, plateau):
     from it (at `k`) begins afresh there, as from a rest."""
     end = plateau.end_k()
     resting.rezero(det, end, plateau.n)
-    shift.remember_rest(det, end + 1)
+    silent.remember_rest(det, end + 1)
     commit.reset_episode(det, end + 1)
     d = det.fast_ring[k % det.history_n] - det.base
     if d > det.peak:

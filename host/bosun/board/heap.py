@@ -66,6 +66,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_gone",
     "shipsense.detector_fall",
     "shipsense.detector_shift",
+    "shipsense.detector_silent",
     "shipsense.detector_slide",
     "shipsense.detector_zero_step",
     "shipsense.detector_leaving",
