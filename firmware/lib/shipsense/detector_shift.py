@@ -112,15 +112,20 @@ def decide_shift(det, events, k, end_k=-1, w=0):
         )
     elif not let_go_moved(det, events, k, source, target, end_k, w):
         # what went missing from the total while the piece was in the air: sway-proof
-        grams = returned.grams
+        grams = in_air = returned.grams
         if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
             # a piece that tipped or slid rather than flew was never all off the ship: what
             # went missing in the air understates it, the zones it left and reached do not
             grams = settled
+        elif grams > tuning.SHIFT_AIR_HIGH * settled:
+            # a springy yard springs back past its rest as its piece leaves and reads light a
+            # moment: more went missing than the piece weighs, and it bounds nothing
+            grams = settled
+            in_air = 0.0
         least = 0.0
         if det.items and returned.grams <= 0.0:
             least = dip_bound(det, -returned.leave.deepest)
-        grams = emit(det, events, returned.onset_k, source, target, grams, returned.grams, least)
+        grams = emit(det, events, returned.onset_k, source, target, grams, in_air, least)
         det.ref[source] -= grams
         det.ref[target] += grams
         det.base = measure.sum_ref(det)

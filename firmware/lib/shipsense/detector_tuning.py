@@ -172,6 +172,7 @@ _SHIFT_BEFORE_HAND_MS = const(200)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
+SHIFT_AIR_HIGH = const(1.2)  # ... and over this share of it, the yard it left sprang back
 # names no piece lighter than the total's deepest dip as it went (a lower bound: the piece
 # was all off the ship at most then) less this many noise sigmas (the deepest of a few noisy
 # samples: a 2.6 g rat dipped 3.8 g in 0.4 g noise), or less this share of it if more
