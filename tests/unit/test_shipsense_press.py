@@ -95,3 +95,20 @@ def test_mb_barrels_set_down_together_are_no_hand_though_far_heavier_than_one(se
     assert placed == [(4, 5), (3, 3)]
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], round(fall["grams"] / BARREL_G)) == ([4], 5)
+
+
+def test_rr8_a_yard_ringing_as_a_pressed_piece_lands_is_no_let_go():
+    # issue 11 (the second ship's seed 14, 80 SPS, mat and piezo): a barrel of 6.0 g pressed
+    # onto yard 9 landed with 2.8 g more of the hand on it and rang the springy yard: 8.8 g,
+    # 5.3 g, 9.1 g within 80 ms. The dip read as the hand letting go, and 0.2 s later the still
+    # hand and barrel (9.5 g) were placed as a chest; the hand's lift 0.5 s later came out as
+    # a `stay`. A level back above where it dipped from within a ring's time (LEAVE_RINGING_MS)
+    # was no let-go: the barrel is placed once the hand lifts
+    events = detect_excerpt(
+        "othership_14_a_barrel_pressed_onto_yard_9_rings_it_before_the_hand_lets_go", 80, "both"
+    )
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (9, "barrel")
+    assert place["grams"] == pytest.approx(5.96, abs=0.5)
+    assert place["t_ms"] > 69000.0  # when the hand lifted (69.25 s), not when it rang
+    assert of_type(events, "fall", "stay", "shift") == []

@@ -49,6 +49,11 @@ def step(det, events, k, d, sigma_fast):
             det.peak = d
             commit.clear_area(det)
     if d > det.peak:
+        released = det.released_k
+        if released is not None and k - released <= det.leave_ringing_n and det.plateau is None:
+            # back above where it fell from at once: the zone rang as the piece landed under
+            # the hand, which never let go (a springy yard, seed 14)
+            det.released_k = None
         det.peak = d
     if d < det.trough:
         det.trough = d
