@@ -159,6 +159,7 @@ HELD_BACK_ROUNDS = {
     37: 65000,
     38: 64000,
     39: 63000,
+    40: 62000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
