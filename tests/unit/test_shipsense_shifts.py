@@ -301,3 +301,22 @@ def test_rr13_a_piece_whose_yard_springs_back_as_it_leaves_is_weighed_as_it_sett
     assert (shift["from"], shift["to"], shift.get("item")) == (9, 5, "sailor")
     assert shift["grams"] == pytest.approx(3.435, abs=0.4)
     assert of_type(events, "fall") == []
+
+
+def test_rr13_a_piece_landing_aboard_as_its_fall_clock_runs_out_shifts():
+    # issue 11 (the second ship's seed 1016, 80 SPS, mat and piezo): a barrel let go on yard
+    # 7 dropped onto quarter 1 and landed there 212 ms after it left, as yard 7's landing
+    # clock ran out. The total was already rising (its fast mean 1.1 g up in 25 ms), but the
+    # fall was decided, and the barrel came back as a place on quarter 1. Weight arriving as
+    # the clock runs out (ARRIVING_FRACTION of what went) waits to be seen landing
+    events = detect_excerpt(
+        "othership_1016_a_barrel_drops_from_yard_7_to_quarter_1_as_its_fall_clock_runs_out",
+        80,
+        "both",
+    )
+    (place,) = of_type(events, "place")
+    assert place["zone"] == 7
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (7, 1, place["item"])
+    assert shift["grams"] == pytest.approx(5.69, abs=0.7)
+    assert of_type(events, "fall") == []

@@ -317,6 +317,10 @@ _LATE_MS = const(100)
 _PAUSE_MS = const(60)  # a drop that stood still this long and goes on is the next piece leaving
 _PROGRESS_MS = const(25)  # a drop still deepening over this span (by a noise margin, and by ...
 PROGRESS_FRACTION = const(0.05)  # ... this fraction of it) means the piece is still going
+# ... and a total rising by this share of what went as the landing clock runs out (and by
+# the noise margin) is a piece landing aboard late: the verdict waits, up to EXTRA_WAIT_MS
+# (seed 1016: a barrel from yard 7 landed on quarter 1 212 ms after it left)
+ARRIVING_FRACTION = const(0.1)
 _SLOW_RATE_HZ = const(40)  # below this rate the HX711's settling shapes the rules (10 SPS)
 
 

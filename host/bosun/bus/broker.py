@@ -65,10 +65,10 @@ def ephemeral_ports() -> tuple[int, int]:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port nothing is bound to, picked at random below the ephemeral range and never the
-    same twice in this process. A port from bind(0) would come from the ephemeral range,
-    which every outgoing connection on the machine also draws its source port from: one of
-    them could take it between this probe and the server's own bind."""
+    """A port nothing is bound to, picked at random below the ephemeral range and never one
+    of this process's last HANDED_OUT_KEPT picks. A port from bind(0) would come from the
+    ephemeral range, which every outgoing connection on the machine also draws its source
+    port from: one of them could take it between this probe and the server's own bind."""
     low, _high = ephemeral_ports()
     if low - LOWEST_FREE_PICK >= 1000:
         if len(_handed_out) >= HANDED_OUT_KEPT:
