@@ -160,6 +160,7 @@ HELD_BACK_ROUNDS = {
     38: 64000,
     39: 63000,
     40: 62000,
+    41: 61000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
