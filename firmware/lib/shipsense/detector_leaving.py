@@ -197,12 +197,13 @@ def step(det, events, k, d, sigma_fast):
     if w > det.place_max_n:
         w = det.place_max_n
     drop = det.base - measure.mean_total(det, k, w)
-    if not came_back(det, leave, d) and k < leave.deadline_k + det.extra_wait_n:
+    back = came_back(det, leave, d)
+    if not back and k < leave.deadline_k + det.extra_wait_n:
         coming = fast[k % h] - fast[(k - det.progress_n) % h]
         if coming > step_g and coming > tuning.ARRIVING_FRACTION * -leave.deepest:
             return  # weight arriving as the clock ran out: a piece landing aboard, late
     # the fast mean, not the last samples: a landing piece rings at 20-30 Hz
-    if came_back(det, leave, d):
+    if back:
         if d > det.leave_level and d > -0.5 * leave.deepest:
             # half as much again as went is back: a landing's ring, or a hand loading the
             # ship after the total stood back at its level a moment: the move is weighed as
