@@ -667,9 +667,8 @@ def test_a_piece_let_go_on_the_zone_cargo_falls_from_is_not_taken_for_a_topple()
     # onto zone 5 and let go as a chest fell off zone 5. The zone read less than before, as
     # if the bottle had gone too, and the mat took more than the ship's net loss (the chest).
     # With cargo leaving the same zone nothing says the bottle went: one fall, no second
-    items = OTHERSHIP_ITEMS[21]
     events = detect_excerpt(
-        "othership_21_a_chest_fell_off_zone_5_as_a_bottle_was_let_go_there", 10, "mat", items
+        "othership_21_a_chest_fell_off_zone_5_as_a_bottle_was_let_go_there", 10, "mat"
     )
     falls = [e for e in of_type(events, "fall") if e["t_ms"] > 90000.0]
     assert [e["zones"] for e in falls] == [[5]]
