@@ -94,6 +94,10 @@ def test_the_wizard_tares_calibrates_and_weighs_a_virtual_ship(table):
             take = page.locator('#items-table button[data-hand="take"][data-zone="2"]')
             expect(take.first).to_be_visible()  # the hand has put it down
             true_grams = node.hand_loads[1].grams
+            # as for the tare: people wait for the piece to stop moving before they weigh it
+            # (the reading alone can pass near its weight while the piece still settles: a
+            # 2.64 g rat was weighed 2.39 g on a busy CI machine)
+            wait_until_true(lambda: service.call(lambda: node.ship.settled))
             page.wait_for_function(
                 "parseFloat(document.querySelectorAll('.reading-cell strong')[1].textContent)"
                 f" > {true_grams - 0.3}"
