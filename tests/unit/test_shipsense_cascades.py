@@ -251,3 +251,19 @@ def test_rr13_what_the_mat_took_beyond_the_cargo_is_a_toppled_piece_only_if_it_w
     )
     assert [e["zone"] for e in of_type(events, "place")] == [5]
     assert len(of_type(events, "fall")) == 1
+
+
+def test_rr11_cargo_leaving_as_a_piece_settles_counts_what_the_neighbours_read_of_it():
+    # issue 11 (the second ship's tuning seed 1020, 80 SPS, mat): a boat let go on quarter 5
+    # as a rat slid off quarter 2. Quarter 5 alone read 10.9 g of the 12.8 g boat, its
+    # neighbours 6 and 7 the rest (crosstalk); the total had the rat's 2.4 g less. Without
+    # the neighbours' share the boat's zone did not seem to make up the loss, so it was no
+    # cascade: a 10.5 g chest was placed and the rat never fell
+    events = detect_excerpt(
+        "othership_1020_a_boat_let_go_on_quarter_5_as_a_rat_slides_off_2", 80, "mat"
+    )
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (5, "boat")
+    assert place["grams"] == pytest.approx(12.82, abs=0.6)
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([2], ["rat"])

@@ -299,7 +299,10 @@ def cascade_loss(det, k, grams, change):
             lost += measure.cargo_near(det, i, grams_i)
     if not zones or lost < det.leave_level:
         return None
-    if amplitudes[0] - grams < tuning.CASCADE_GAIN_FRACTION * lost:
+    gained = amplitudes[0]  # with what its neighbours read of it (crosstalk)
+    for _other, share in measure.crosstalk_shares(det, zone, amplitudes[0], change, fitted):
+        gained += share
+    if gained - grams < tuning.CASCADE_GAIN_FRACTION * lost:
         return None  # the fresh piece's zone did not make it up: it went elsewhere aboard
     before = 0.0
     for i in zones:
