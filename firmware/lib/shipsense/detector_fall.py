@@ -280,9 +280,30 @@ def unload(det, pieces, zones):
                 taken = True
                 break
         if not taken:
-            for z in range(1, det.n_zones + 1):
-                if det.cargo.remove(z, item):
-                    break
+            z = short_of(det, item)
+            if z > 0:
+                det.cargo.remove(z, item)
+
+
+def short_of(det, item):
+    """The zone (1-based) whose cargo list holds `item` yet whose level stands short of that
+    list by at least half the item's weight (the piece left it unseen, or was never there):
+    where a fallen piece no losing zone held came from; 0 if none. A zone that still weighs
+    its pieces keeps them (a false fall must not empty a zone that holds its piece)."""
+    cargo = det.cargo
+    best = 0
+    most = 0.5 * det.items[item]
+    for z in range(1, det.n_zones + 1):
+        pieces = cargo.zones[z]
+        if item not in pieces:
+            continue
+        listed = 0.0
+        for k in range(len(pieces)):
+            listed += cargo.weighed_g(z, k, det.items)
+        short = listed - det.ref[z - 1]
+        if short >= most:
+            best, most = z, short
+    return best
 
 
 def cargo_the_mat_took(det, grams, zone):
