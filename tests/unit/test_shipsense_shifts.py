@@ -336,3 +336,21 @@ def test_rr13_a_fall_named_as_a_piece_no_losing_zone_held_leaves_a_zone_that_hol
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"], shift.get("item")) == (4, 2, "plank")
     assert shift["grams"] == pytest.approx(ITEMS["plank"], abs=0.3)
+
+
+@pytest.mark.parametrize("rate_hz", [80, 10])
+def test_rr13_a_piece_tumbling_between_quarters_is_named_by_the_zones_not_the_dip(rate_hz):
+    # issue 11 (the second ship's seed 1003, 80 SPS): a boat tumbled from quarter 2, where a
+    # barrel stood too, onto quarter 1. It leaned on the deck all the way: the total dipped
+    # 7.2 g, near the barrel, while the zones moved the boat's weight. Named by the dip, the
+    # shift moved the barrel. Between quarters what went missing on the way bounds nothing
+    boat = ITEMS["boat"]
+    signal = ShipSignal(rate_hz=rate_hz, seconds=8.0, noise_g=0.1, table="mat")
+    signal.place(2, ITEMS["barrel"], 500.0)
+    signal.place(2, boat, 2500.0)
+    signal.step(1, -boat, 5000.0, ramp_ms=200.0)
+    signal.step(0, boat, 5100.0, ramp_ms=200.0)
+    events = detect(signal, ITEMS)
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (2, 1, "boat")
+    assert shift["grams"] == pytest.approx(boat, abs=0.6)

@@ -113,7 +113,12 @@ def decide_shift(det, events, k, end_k=-1, w=0):
     elif not let_go_moved(det, events, k, source, target, end_k, w):
         # what went missing from the total while the piece was in the air: sway-proof
         grams = in_air = returned.grams
-        if grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
+        if det.deck[source] and det.deck[target]:
+            # a piece sliding or tumbling between quarters leans on the deck all the way:
+            # what went missing on the way understates it, and bounds nothing
+            grams = settled
+            in_air = 0.0
+        elif grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
             # a piece that tipped or slid rather than flew was never all off the ship: what
             # went missing in the air understates it, the zones it left and reached do not
             grams = settled
