@@ -354,3 +354,23 @@ def test_rr13_a_piece_tumbling_between_quarters_is_named_by_the_zones_not_the_di
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"], shift["item"]) == (2, 1, "boat")
     assert shift["grams"] == pytest.approx(boat, abs=0.6)
+
+
+def test_rr13_cargo_pushed_off_as_a_piece_is_let_go_on_it_is_what_moves():
+    # issue 11 (the second ship's seeds 1302 and 1208, 80 SPS): a bottle let go on quarter 4
+    # where a barrel stood; before the bottle was ever still the barrel slid onto quarter 2.
+    # The detector placed the bottle and moved it, not the barrel: quarter 2 gained a barrel
+    # and quarter 4 lost what the bottle did not bring. Here at 10 SPS, 200 ms after the
+    # let-go
+    signal = ShipSignal(rate_hz=10, seconds=7.0, noise_g=0.1, table="mat")
+    signal.place(4, ITEMS["barrel"], 500.0)
+    let_go = signal.place(4, ITEMS["bottle"], 3000.0, ring_g=3.0)
+    signal.shift(4, 2, ITEMS["barrel"], let_go + 200.0, flight_ms=150.0)
+    events = detect(signal, ITEMS)
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (4, "barrel"),
+        (4, "bottle"),
+    ]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (4, 2, "barrel")
+    assert shift["grams"] == pytest.approx(ITEMS["barrel"], abs=0.6)

@@ -327,3 +327,17 @@ def reads_light_now(det):
         if y[i] - ref[i] < light and ref[i] >= det.floor_g:
             return True
     return False
+
+
+def what_moved(det, grams, change, source, target):
+    """What moved from `source` to `target` (0-based) as a fresh piece of `grams` was placed
+    on `source`, the zones standing as `change` shows against their committed levels: the
+    piece, unless `target` gained clearly more and `source` lost what the piece did not
+    bring. Then the piece stayed and cargo under it moved, and that weighs what `target`
+    gained (the second ship's seed 1302: a barrel slid off quarter 4 as a bottle was let
+    go there)."""
+    gained = -losses(det, change)[target]
+    excess = gained - grams
+    if excess >= det.floor_g and -change[source] >= 0.5 * excess:
+        return gained
+    return grams

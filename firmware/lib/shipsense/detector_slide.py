@@ -43,7 +43,8 @@ def rested_then_moved(det, events, k):
     source = measure.place_zone(det, rested)
     if -measure.losses(det, rested)[source] < tuning.ONE_ZONE_FRACTION * level:
         return False  # spread by a hand on other zones: not a piece at rest
-    target = moved_to(det, rested, measure.zone_change(det, k, det.stable_w), source, level)
+    now = measure.zone_change(det, k, det.stable_w)
+    target = moved_to(det, rested, now, source, level)
     if target < 0:
         return False
     # placed as it rested: from when the hand let go of it, else from when it came to rest
@@ -53,7 +54,8 @@ def rested_then_moved(det, events, k):
     det.base_n = w  # the level it rested at is the stretch's mean
     commit.place_event(det, events, k, level, rested, measure.time_of(det, start))
     commit.after_commit(det, k)
-    shift.report_shift(det, events, k, onset, source, target, level)
+    moved = measure.what_moved(det, level, now, source, target)
+    shift.report_shift(det, events, k, onset, source, target, moved)
     return True
 
 
