@@ -167,8 +167,9 @@ def let_go_moved(det, events, k, source, target, end_k, w):
 
 
 def report_shift(det, events, k, onset, source, target, grams):
-    """Emit and book the shift of the piece just placed on `source` to `target` (0-based),
-    begun at sample `onset`."""
+    """Emit and book the shift of `grams` from `source` to `target` (0-based), begun at
+    sample `onset`: the piece just placed on `source`, or cargo under it that moved as it
+    was let go of (measure.what_moved)."""
     grams = emit(det, events, onset, source, target, grams)
     det.ref[source] -= grams
     det.ref[target] += grams
