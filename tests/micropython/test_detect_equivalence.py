@@ -40,7 +40,6 @@ FIRMWARE_FILES = [
         "detector_stretch.py",
         "detector_topple.py",
         "detector_tuning.py",
-        "detector_zero_step.py",
         "geometry.py",
         "events.py",
         "items.py",

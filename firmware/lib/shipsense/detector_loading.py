@@ -14,7 +14,6 @@ from shipsense import detector_rest as resting
 from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
 from shipsense import detector_tuning as tuning
-from shipsense import detector_zero_step as zero_step
 
 
 def check_leaving(det, events, k, d, leave_level):
@@ -29,7 +28,7 @@ def check_leaving(det, events, k, d, leave_level):
         return det.state == records.LEAVING  # a cascade seen in what rested
     plateau = det.plateau
     if plateau is not None and det.stable_run == 0 and rose_from_new_zero(det, d, plateau):
-        zero_step.begin_from(det, k, plateau)
+        resting.begin_from(det, k, plateau)
         return False
     level_ref = 0.0
     if (
@@ -217,7 +216,7 @@ def step(det, events, k, d, sigma_fast):
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:
             if plateau.n >= det.quiet_n:
                 if not place.rested_while_cargo_left(det, events, k, plateau):
-                    zero_step.rest_where_standing(det, k, plateau)
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                 return
         elif -floor < level < floor:
@@ -229,7 +228,7 @@ def step(det, events, k, d, sigma_fast):
                 # still a while (tuning._SUB_FLOOR_REST_MS)
                 size = level if level > 0 else -level
                 if size < tuning.TRIGGER_SIGMAS * sigma_fast or size < tuning.TRIGGER_MIN_G:
-                    zero_step.rest_where_standing(det, k, plateau)
+                    resting.rest_where_standing(det, k, plateau)
                     resting.end_episode(det, events, k)
                     return
                 if plateau.n >= det.sub_floor_rest_n:

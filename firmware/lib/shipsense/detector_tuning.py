@@ -118,7 +118,7 @@ _PRESS_LONGEST_MS = const(1500)
 # (zoo-wear). 100-350 ms decide the same on every tuning set.
 _SUB_FLOOR_REST_MS = const(300)
 # An episode that ends on a still level this many of its weighing errors off the level it
-# began from ends where the ship now stands (detector_zero_step.rest_where_standing): noise
+# began from ends where the ship now stands (detector_rest.rest_where_standing): noise
 # stands that far off once in 16000 endings, a zero step of 0.3-1 g at 4-15 errors. 3 and 4
 # decide the same on every tuning set; 2 cost a shift (tuning, 10 SPS)
 NEW_ZERO_SE = const(4.0)

@@ -68,7 +68,6 @@ FIRMWARE_MODULES = (
     "shipsense.detector_shift",
     "shipsense.detector_silent",
     "shipsense.detector_slide",
-    "shipsense.detector_zero_step",
     "shipsense.detector_leaving",
     "shipsense.detector_loading",
     "shipsense.detector_episode",
