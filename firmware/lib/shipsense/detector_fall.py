@@ -8,7 +8,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_measure as measure
 from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
-from shipsense.items import name_fall, name_place
+from shipsense.items import name_fall, name_place, weighing_error_g
 
 
 def hand_on_fresh_piece(det, drop, k=None, w=0):
@@ -353,3 +353,22 @@ def fell_as_placed(det, events, k, zone, grams):
     det.base = measure.sum_ref(det)
     det.last_fall_k = k
     det.last_place = None
+
+
+def cargo_could_weigh(det, grams, zones):
+    """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
+    list names it or as one piece of it weighed when placed; True too where nothing is known
+    (no items, or nothing listed there)."""
+    if not det.items:
+        return True
+    aboard = []
+    for z in zones:
+        aboard.extend(det.cargo.zones[z + 1])
+        for weighed in det.cargo.weighed[z + 1]:
+            # a piece as it weighed when placed (its name may be the nearer of two)
+            off = abs(grams - weighed)
+            if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
+                return True
+    if not aboard:
+        return True
+    return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS

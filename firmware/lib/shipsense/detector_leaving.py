@@ -14,7 +14,6 @@ from shipsense import detector_records as records
 from shipsense import detector_shift as shift
 from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
-from shipsense.items import weighing_error_g
 
 
 def notice(det, events, k, d, leave_level, onset=None, since=None):
@@ -78,32 +77,13 @@ def tipped_then_left(det, k, first, split):
     the cargo the zones that lost it hold, and the rest left the same zones: one piece that
     unloaded its zone part way as it tipped over, then left; not two pieces."""
     zones = det.leave.zones
-    if cargo_could_weigh(det, first, zones):
+    if fall.cargo_could_weigh(det, first, zones):
         return False
     rest = measure.zone_change(det, k, det.fast_n)
     then = measure.zone_change(det, split.end_k, split.w)
     for i in range(det.n_zones):
         rest[i] -= then[i]
     return measure.worst_zone(measure.losses_raw(det, rest)) in zones
-
-
-def cargo_could_weigh(det, grams, zones):
-    """True if `grams` could be some of the cargo the `zones` (0-based) hold, as the cargo
-    list names it or as one piece of it weighed when placed; True too where nothing is known
-    (no items, or nothing listed there)."""
-    if not det.items:
-        return True
-    aboard = []
-    for z in zones:
-        aboard.extend(det.cargo.zones[z + 1])
-        for weighed in det.cargo.weighed[z + 1]:
-            # a piece as it weighed when placed (its name may be the nearer of two)
-            off = abs(grams - weighed)
-            if weighed and off <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(weighed):
-                return True
-    if not aboard:
-        return True
-    return measure.subset_fit(grams, aboard, det.items) <= tuning.FRESH_CARGO_ERRORS
 
 
 def rose_above(det, k):
@@ -276,7 +256,7 @@ def stayed_as_cargo_fell(det, leave, k, drop):
     if measure.loaded_zone(det) not in leave.zones:
         return 0.0
     if table is None or not table.uses_mat:
-        if cargo_could_weigh(det, drop, leave.zones):
+        if fall.cargo_could_weigh(det, drop, leave.zones):
             return 0.0  # the loss is cargo as it is: nothing says the piece let go of stayed
         return stayed_by_cargo(det, drop, leave.zones)
     if table.onset_k < leave.onset_k and table.active:
@@ -292,7 +272,7 @@ def stayed_as_cargo_fell(det, leave, k, drop):
         return 0.0
     if det.items and measure.fit_errors(fresh, det.items) > tuning.FRESH_FIT_ERRORS:
         return 0.0
-    if not cargo_could_weigh(det, drop + fresh, leave.zones):
+    if not fall.cargo_could_weigh(det, drop + fresh, leave.zones):
         return 0.0  # what the mat took is no cargo of those zones either
     return fresh
 

@@ -98,7 +98,7 @@ def check_leaving(det, events, k, d, leave_level):
             if (
                 plateau.n >= det.cascade_min_n
                 and place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
-                and (not place.hand_let_go(det, k, plateau) or knocked_off(det, plateau, d))
+                and (not stretch.hand_let_go(det, k, plateau) or knocked_off(det, plateau, d))
             ):
                 level_ref = plateau.level_g
         elif ready and d < plateau.level_g - leave_level:
@@ -116,7 +116,7 @@ def check_leaving(det, events, k, d, leave_level):
                 end = plateau.start_k + plateau.n - 1
                 one_zone = place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
                 if not one_zone or (
-                    place.hand_let_go(det, k, plateau) and not knocked_off(det, plateau, d)
+                    stretch.hand_let_go(det, k, plateau) and not knocked_off(det, plateau, d)
                 ):
                     # on the zone being loaded: the hand letting go (what stays is the
                     # piece) or the piece tipping off: the level it settles at will tell
@@ -279,7 +279,7 @@ def rested_then_less(det, events, k):
     end = rested.start_k + rested.n - 1
     if not place.load_on_one_zone(det, end, rested.level_g, rested.n):
         return False
-    if place.hand_let_go(det, k, rested):
+    if stretch.hand_let_go(det, k, rested):
         return False
     det.plateau = rested
     place.decide_place(det, events, k)

@@ -341,3 +341,42 @@ def what_moved(det, grams, change, source, target):
     if excess >= det.floor_g and -change[source] >= 0.5 * excess:
         return gained
     return grams
+
+
+def brief_rest(det, released, peak_g):
+    """The level the total held a moment after the hand let go at sample `released`, before
+    the load first went back down (a chest let go on yard 8 stood 0.18 s at 8.8 g, then
+    fell): the highest level a few samples held still (BRIEF_REST_MS; two at 10 SPS) at a
+    piece's worth no heavier than the rise, or 0.0 (a piece tipping off unloads as it goes,
+    and may seem to stand lower a moment). The table heard it land; no mat weighed it (a
+    piezo alone, or it bounced off the mat)."""
+    h = det.history_n
+    ring = det.total_ring
+    m = det.brief_rest_n
+    k = det.k
+    if released < k - h + 1:
+        released = k - h + 1
+    tol = tuning.BRIEF_REST_SIGMAS * det.sigma_total()
+    best = 0.0
+    gone = reached(det, k, released, det.floor_g)  # where the load first went
+    j = released + 1
+    while j + m <= gone:
+        low = high = ring[j % h]
+        total = 0.0
+        for i in range(j, j + m):
+            v = ring[i % h]
+            total += v
+            if v < low:
+                low = v
+            elif v > high:
+                high = v
+        level = total / m - det.base
+        if (
+            best < level <= peak_g
+            and level >= det.floor_g
+            and high - low <= tol + tuning.BRIEF_REST_FRACTION * level
+            and (not det.items or fit_errors(level, det.items) <= tuning.FRESH_FIT_ERRORS)
+        ):
+            best = level
+        j += 1
+    return best

@@ -3,7 +3,9 @@
 A still stretch (a `Plateau`) is where the total holds within the noise band; after the
 hand let go it is the piece's rest, to be weighed. At 10 SPS the HX711 may show a piece
 resting for two samples only (a `short rest`); one followed by a rise is kept in hand (a
-`Held`) until what rose is weighed: a second piece, or a hand that goes again.
+`Held`) until what rose is weighed: a second piece, or a hand that goes again. When the total
+drops from a still stretch, `hand_let_go` tells a release on the loaded zone from cargo leaving
+another.
 """
 
 from math import sqrt
@@ -180,4 +182,50 @@ def rested_after_drop(det, k):
     det.released_k = det.dropping_k
     det.dropping_k = None
     det.plateau = records.Plateau(level, start, n, True)
+    return True
+
+
+def hand_let_go(det, k, plateau):
+    """True if the drop from a still stretch was on the zone being loaded (a release)."""
+    if not det.area_n:
+        return True
+    n_zones = det.n_zones
+    loaded = measure.place_zone(det, [0.0] * n_zones)
+    w = det.fast_n
+    zn = det.zone_history_n
+    then = plateau.start_k + plateau.n - 1  # the last still sample
+    span = k - then
+    if span > zn - w:
+        return True
+    change = []
+    for i in range(n_zones):
+        ring = det.zone_rings[i]
+        now_s = 0.0
+        then_s = 0.0
+        for j in range(w):
+            now_s += ring[(k - j) % zn]
+            then_s += ring[(then - j) % zn]
+        change.append((now_s - then_s) / w)
+    if measure.worst_zone(measure.losses_raw(det, change)) == loaded:
+        return True
+    # another zone lost it: a piece leaving only if a zone that held cargo lost most of it;
+    # else it was a hand brushing an empty zone while the piece came to rest
+    grams = measure.losses(det, change)
+    drop = 0.0
+    for v in change:
+        drop -= v
+    empty = det.floor_g
+    below = None
+    for i in range(n_zones):
+        could = det.ref[i] >= empty and det.ref[i] >= 0.5 * grams[i]
+        if i != loaded and grams[i] >= 0.5 * drop and could:
+            if below is None:
+                # where each zone stands now against what it held (the loaded zone left
+                # out): cargo that left takes its zone below that, a hand that went
+                # (pressed with the still stretch) leaves it where it was
+                below = measure.zone_change(det, k, w)
+                below[loaded] = 0.0
+                below = measure.losses(det, below)
+            if below[i] >= 0.5 * grams[i]:
+                return False
     return True

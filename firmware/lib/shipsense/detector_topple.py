@@ -316,7 +316,7 @@ def in_topple_time(det, k, released, until):
 def topple_as_risen(det, events):
     """A rise that vanished and a strike on the table just when a piece toppling off would
     land, but no weight on the mat (a piezo alone, or it bounced off): the piece was what
-    stood before it vanished (where no let-go was seen, or a moment after it: brief_rest)
+    stood before it vanished (where no let-go was seen, or a moment after it: measure.brief_rest)
     or what rose, if that is a piece's worth (with items: fits one); else the touch stands,
     marked `toppled` (a piece may have gone over the side that no sensor weighed: a pressed
     one; the referee asks). True if it was a topple."""
@@ -328,9 +328,9 @@ def topple_as_risen(det, events):
 
 def topple_weight(det, pending):
     """What the rise that vanished (`pending`) weighs as a piece that toppled off: what stood
-    before it vanished (brief_rest), else what rose; 0.0 if neither weighs a piece."""
+    before it vanished (measure.brief_rest), else what rose; 0.0 if neither weighs a piece."""
     if not pending.stood_g:
-        pending.stood_g = brief_rest(det, pending.released_k, pending.peak_g)
+        pending.stood_g = measure.brief_rest(det, pending.released_k, pending.peak_g)
     grams = pending.stood_g if pending.stood_g else pending.peak_g
     # a still level weighs a piece even at 10 SPS, where a rise does not; with a mat fitted,
     # a piece that bounced off it is weighed so only where a rise weighs too (80 SPS: the
@@ -341,45 +341,6 @@ def topple_weight(det, pending):
     ):
         return 0.0
     return grams
-
-
-def brief_rest(det, released, peak_g):
-    """The level the total held a moment after the hand let go at sample `released`, before
-    the load first went back down (a chest let go on yard 8 stood 0.18 s at 8.8 g, then
-    fell): the highest level a few samples held still (BRIEF_REST_MS; two at 10 SPS) at a
-    piece's worth no heavier than the rise, or 0.0 (a piece tipping off unloads as it goes,
-    and may seem to stand lower a moment). The table heard it land; no mat weighed it (a
-    piezo alone, or it bounced off the mat)."""
-    h = det.history_n
-    ring = det.total_ring
-    m = det.brief_rest_n
-    k = det.k
-    if released < k - h + 1:
-        released = k - h + 1
-    tol = tuning.BRIEF_REST_SIGMAS * det.sigma_total()
-    best = 0.0
-    gone = measure.reached(det, k, released, det.floor_g)  # where the load first went
-    j = released + 1
-    while j + m <= gone:
-        low = high = ring[j % h]
-        total = 0.0
-        for i in range(j, j + m):
-            v = ring[i % h]
-            total += v
-            if v < low:
-                low = v
-            elif v > high:
-                high = v
-        level = total / m - det.base
-        if (
-            best < level <= peak_g
-            and level >= det.floor_g
-            and high - low <= tol + tuning.BRIEF_REST_FRACTION * level
-            and (not det.items or measure.fit_errors(level, det.items) <= tuning.FRESH_FIT_ERRORS)
-        ):
-            best = level
-        j += 1
-    return best
 
 
 def resolve_topple(det, grams, events):
