@@ -199,8 +199,8 @@ def step(det, events, k, d, sigma_fast):
                 if n >= det.place_min_n:
                     n += stretch.held_same(det, level)  # what rested before the hand came
                 ready = place.weighed_enough(det, level, n)
-                if not ready and det.short_rest_n and n >= det.place_min_n:
-                    # at 10 SPS a level between two pieces takes a second to weigh
+                if not ready and n >= det.gain_weigh_n:
+                    # a level between two pieces takes a second or more to weigh
                     ready = place.weighed_by_its_gain(det, k, level, plateau)
             else:
                 # no release seen: a piece let go of gently, or a hand still pressing one

@@ -163,6 +163,13 @@ CASCADE_CARGO_ERRORS = const(2.0)
 CASCADE_CARGO_PIECES = const(4)
 TOUCH_MIN_G = const(1.5)  # smaller transients are not worth a `touch`
 _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this many samples only
+# A fresh piece that came to rest as cargo left other zones rests at a level between two
+# pieces' weights, which takes a second or more to weigh: it is weighed by what its own zone
+# gained (detector_place.weighed_by_its_gain), at 10 SPS as soon as a place may be, at 80 SPS
+# once it has stood this long (sooner, the cargo may still be leaving: on the second ship's
+# tuning traces, from 0.1 s 3 falls fewer were found, from 0.2 s one). The cargo's fall,
+# decided with the place, comes that much sooner: 80 SPS falls over 450 ms there 182 -> 177.
+_GAIN_WEIGH_MS = const(400)
 
 # --- leaving, fall and shift ---------------------------------------------------------------
 SHIFT_MIN_G = const(0.9)
@@ -377,6 +384,7 @@ def windows(det):
     det.cascade_min_n = max(3, ns(_CASCADE_MIN_MS))
     # at 10 SPS a piece seen for two samples between the release and its tipping off
     det.short_rest_n = _SHORT_REST_SAMPLES if det.stable_w <= 3 else 0
+    det.gain_weigh_n = det.place_min_n if det.short_rest_n else ns(_GAIN_WEIGH_MS)
     det.rise_gap_n = ns(_RISE_GAP_MS)
     det.rebase_n = ns(_REBASE_MS)
     det.rebase_min_n = ns(_REBASE_MIN_MS)
