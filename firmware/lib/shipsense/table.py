@@ -238,7 +238,16 @@ class TableSense:
                 hi = v
             if v < lo:
                 lo = v
-        band = 4.5 * self.sigma()
+        # over a landing's window (MAT_SETTLE_FALL_MS), about the band the noise alone stays
+        # within 99 times in 100: it widens with the samples (4.5 sigma over 5, 6.1 over 40).
+        # At 80 SPS a still mat failed a fixed 4.5 sigma there about half the time, and its
+        # verdict waited. Over the shorter windows the band stays tight (a mat swaying slowly
+        # stands within it a moment at each crest), and so it does once an episode has gone
+        # on past STUCK_MS, the noise learned from the episode's own motion
+        width = 4.5
+        if n > self.settle_n and k - self.onset_k <= self.stuck_n:
+            width += 0.42 * (sqrt(n) - 2.236)  # (sqrt(5))
+        band = width * self.sigma()
         if band < MAT_BAND_MIN_G:
             band = MAT_BAND_MIN_G
         if hi - lo > band:
