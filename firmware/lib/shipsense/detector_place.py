@@ -56,7 +56,8 @@ def weighed_by_its_gain(det, k, level, plateau):
     """Cargo left other zones as the fresh piece came to rest (a cascade, cascade_loss): the
     piece weighs what its zone gained, the total's change `level` and the loss, and True if
     that weighs it well enough. At 10 SPS a boat let go of as a barrel fell nets a barrel's
-    worth, a level between two pieces that took a second to weigh, and the fall waited."""
+    worth, a level between two pieces that took a second to weigh, and the fall waited (at
+    80 SPS asked once the level has stood tuning._GAIN_WEIGH_MS: detector_loading)."""
     if not measure.reads_light_now(det):
         return False  # no zone reads light: nothing to weigh it by
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
