@@ -329,16 +329,15 @@ def reads_light_now(det):
     return False
 
 
-def what_moved(det, grams, change, source, target):
-    """What moved from `source` to `target` (0-based) as a fresh piece of `grams` was placed
-    on `source`, the zones standing as `change` shows against their committed levels: the
-    piece, unless `target` gained clearly more and `source` lost what the piece did not
-    bring. Then the piece stayed and cargo under it moved, and that weighs what `target`
-    gained (the second ship's seed 1302: a barrel slid off quarter 4 as a bottle was let
-    go there)."""
-    gained = -losses(det, change)[target]
+def what_moved(det, grams, gained, source_change):
+    """What moved from a zone onto another as a fresh piece of `grams` was placed on the
+    first, the other having `gained` (sway taken out) and the first standing `source_change`
+    off its committed level: the piece, unless the other gained clearly more and the first
+    lost what the piece did not bring. Then the piece stayed and cargo under it moved, and
+    that weighs what the other gained (the second ship's seed 1302: a barrel slid off
+    quarter 4 as a bottle was let go there)."""
     excess = gained - grams
-    if excess >= det.floor_g and -change[source] >= 0.5 * excess:
+    if excess >= det.floor_g and -source_change >= 0.5 * excess:
         return gained
     return grams
 

@@ -113,20 +113,16 @@ def decide_shift(det, events, k, end_k=-1, w=0):
     elif not let_go_moved(det, events, k, source, target, end_k, w):
         # what went missing from the total while the piece was in the air: sway-proof
         grams = in_air = returned.grams
-        if det.deck[source] and det.deck[target]:
-            # a piece sliding or tumbling between quarters leans on the deck all the way:
-            # what went missing on the way understates it, and bounds nothing
+        if (det.deck[source] and det.deck[target]) or grams > tuning.SHIFT_AIR_HIGH * settled:
+            # what went missing on the way bounds nothing: a piece sliding or tumbling between
+            # quarters leans on the deck all the way; a springy yard springs back past its
+            # rest as its piece leaves, and reads light a moment
             grams = settled
             in_air = 0.0
         elif grams < tuning.SHIFT_MIN_G or grams < tuning.SHIFT_AIR_FRACTION * settled:
             # a piece that tipped or slid rather than flew was never all off the ship: what
             # went missing in the air understates it, the zones it left and reached do not
             grams = settled
-        elif grams > tuning.SHIFT_AIR_HIGH * settled:
-            # a springy yard springs back past its rest as its piece leaves and reads light a
-            # moment: more went missing than the piece weighs, and it bounds nothing
-            grams = settled
-            in_air = 0.0
         least = 0.0
         if det.items and returned.grams <= 0.0:
             least = dip_bound(det, -returned.leave.deepest)
@@ -157,11 +153,12 @@ def let_go_moved(det, events, k, source, target, end_k, w):
     if grams < det.floor_g or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
         return False
     change = measure.zone_change(det, end_k, w)
-    if -measure.losses(det, change)[target] < tuning.ONE_ZONE_FRACTION * grams:
+    gained = -measure.losses(det, change)[target]
+    if gained < tuning.ONE_ZONE_FRACTION * grams:
         return False  # not all of it rests there
     let_go_k = det.released_k
     commit.place_event(det, events, k, grams, change, measure.time_of(det, let_go_k), source)
-    moved = measure.what_moved(det, grams, change, source, target)
+    moved = measure.what_moved(det, grams, gained, change[source])
     report_shift(det, events, k, det.returned.onset_k, source, target, moved)
     return True
 
