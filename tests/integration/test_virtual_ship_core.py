@@ -8,7 +8,7 @@ import asyncio
 import threading
 
 import pytest
-from support.polling import CEILING_S
+from support.polling import CEILING_S, until
 from support.ship_host import ShipHost
 
 from bosun.demo.virtual_ship import VirtualShipNode
@@ -82,3 +82,27 @@ def test_the_virtual_ship_speaks_and_obeys_as_the_firmware(running):
         lambda: [s for s in host.of(protocol.STATUS) if s.get("boot") not in (None, old_boot)]
     )
     assert reborn[0]["online"] and reborn[0]["seq"] == 0
+
+
+def test_an_event_on_its_way_holds_the_service_clock_until_the_host_takes_it(running):
+    """On a busy machine the broker and the host's queue lag behind the ship: the referee's
+    clock must not pass an event sent and not yet taken (a `land` after its `fall`), for at
+    most `hold_untaken_ms` of ship time."""
+    node, host, call = running
+    taken = {"seq": 0}
+    node.taken = lambda boot: taken["seq"] if boot == node.boot else 0
+    node.hold_untaken_ms = 600_000.0  # (the test decides when the host takes it)
+    call(lambda: node.ship.place(7, "barrel"))
+    place = host.wait_for(lambda: [e for e in host.of(protocol.EVENT) if e["type"] == "place"])
+    seq = place[0]["seq"]
+    held = call(node.lived_ms)
+    assert place[0]["decided_ms"] <= held <= call(lambda: node.ship.now_ms)
+    # the ship samples on, a second and more; the time the host may see stays where it sent
+    until(lambda: call(lambda: node.ship.now_ms), lambda now: now > held + 1000)
+    assert call(node.lived_ms) == held and call(node.behind_ms) > 1000
+    taken["seq"] = seq  # the referee took it: the clock follows the samples again
+    assert call(lambda: node.lived_ms() == node.ship.now_ms)
+
+    node.hold_untaken_ms = 500.0  # a host that never takes an event holds nothing for long
+    taken["seq"] = 0
+    assert call(lambda: node.lived_ms() == node.ship.now_ms)

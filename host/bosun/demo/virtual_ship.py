@@ -25,6 +25,7 @@ import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,11 @@ WARM_UP_MS = 1000  # the detector's warm-up (600 ms) and then some, before going
 TRACE_ROWS_A_BATCH = 16  # ~2.5 kB a message, under the protocol's 4 kB
 MAX_PENDING_COMMANDS = 64  # commands received but not yet handled on the loop
 MAX_QUEUED_PUBLISHES = 1024  # paho's own queue while the broker is slow
+# An event handed to the broker holds the service's clock back (`lived_ms`) until the host has
+# taken it, for at most this much ship time. On a busy machine the broker and the host's
+# queue lag behind the ship: a referee's window must not close on an event already on its way
+# (a piece's `land` after its `fall`). A host that never takes it holds nothing for long.
+HOLD_UNTAKEN_MS = 3000
 
 
 class SimClock:
@@ -164,6 +170,10 @@ class VirtualShipNode:
         self._pending_lock = threading.Lock()
         self._status: bytes | None = None
         self._started: tuple[float, float] | None = None  # (loop time, ship ms) sampling began
+        # The host's side, once a table takes this ship's events: the highest seq of a boot
+        # up to which it has taken them all (`lived_ms`).
+        self.taken: Callable[[str], int] | None = None
+        self.hold_untaken_ms = HOLD_UNTAKEN_MS
         self._files = tempfile.TemporaryDirectory(prefix=f"bosun-{table_id}-")
         files = Path(self._files.name)
         self.config_path = str(files / "config.json")
@@ -365,11 +375,25 @@ class VirtualShipNode:
         return start_ship_ms + (self._loop.time() - start_real) * 1000 * self.scale
 
     def behind_ms(self) -> float:
-        """How far the ship's samples are behind the scaled wall clock (the service's clock
-        waits for them: `LoopClock.pace_with`); 0 while it is not sampling."""
+        """How far the ship's samples, and the events it sent, are behind the scaled wall
+        clock (the service's clock waits for them: `LoopClock.pace_with`); 0 while it is not
+        sampling."""
         if self._started is None:
             return 0.0
-        return max(0.0, self._target_ms() - self.ship.now_ms)
+        return max(0.0, self._target_ms() - self.lived_ms())
+
+    def lived_ms(self) -> float:
+        """The ship time the host may see: what has been sampled, but not past the sending of
+        an event the host has not taken yet (`taken`), for at most `hold_untaken_ms`."""
+        now = self.ship.now_ms
+        if self.taken is None:
+            return now
+        taken = self.taken(self.boot)
+        for seq, name, _payload, state, sent_ms in self.core.outbox.entries:  # oldest first
+            sent = name == protocol.EVENT and state != WAITING
+            if sent and seq > taken and now - sent_ms < self.hold_untaken_ms:
+                return min(now, sent_ms)
+        return now
 
     def advance_to(self, t_ms: float, budget_s: float | None = None) -> bool:
         """Run the ship's core on the samples up to ship time `t_ms` and publish what it

@@ -326,6 +326,11 @@ class TableView:
     def attach_virtual(self, table: VirtualTable) -> None:
         self._virtual = table
 
+    def events_taken(self, boot: str) -> int:
+        """The highest seq of the ship's `boot` up to which the referee has taken every event
+        (a virtual ship holds the service's clock back for the rest)."""
+        return self._runtime.link.dedup.highest(boot)
+
     def play_on(self, after_s: float, games: int | None) -> None:
         """Start each next game by itself `after_s` after one ended; `games` in all (None:
         forever)."""
