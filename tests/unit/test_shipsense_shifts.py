@@ -374,3 +374,18 @@ def test_rr13_cargo_pushed_off_as_a_piece_is_let_go_on_it_is_what_moves():
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"], shift["item"]) == (4, 2, "barrel")
     assert shift["grams"] == pytest.approx(ITEMS["barrel"], abs=0.6)
+
+
+def test_rr13_at_10_sps_a_piece_sliding_on_while_the_total_stays_still_is_placed_and_moved():
+    # issue 11 (the second ship's seed 17, 10 SPS): a plank pressed onto quarter 2 and let
+    # go stood there two conversions, then slid on to quarter 4, the total still all along:
+    # one still stretch. Where the hand pressed and where the stretch's load stood on
+    # average (on both quarters) together said quarter 2, and the plank stayed there for the
+    # referee. Where it rests is where the stretch ends: placed on 2, moved to 4
+    events = detect_excerpt("othership_17_a_plank_let_go_on_quarter_2_slides_on_to_4", 10, "both")
+    (place,) = of_type(events, "place")
+    (shift,) = of_type(events, "shift")
+    assert place["zone"] == 2 and (shift["from"], shift["to"]) == (2, 4)
+    assert shift["grams"] == pytest.approx(place["grams"], abs=0.6)
+    assert of_type(events, "fall", "stay") == []
+

@@ -200,8 +200,13 @@ def decide_place(det, events, k):
         grams += cascade.grams  # the piece weighs what its zone gained, not the net change
     else:
         grams += tipping_loss(det, k, grams, change)
-    target = measure.worst_zone(det.sway.zone_scores(change))  # where it rests
-    source = slide.hop_source(det, grams, change, target) if cascade is None else -1
+    # where it rests: the stretch's last samples (a piece let go of can slide on to the next
+    # zone while the total stays still)
+    last = change
+    if seen > det.stable_w:
+        last = measure.zone_change(det, end, det.stable_w)
+    target = measure.worst_zone(det.sway.zone_scores(last))
+    source = slide.hop_source(det, grams, last, target) if cascade is None else -1
     if source >= 0:
         # the pressed piece let go of on `source` hopped onto this zone: placed where it was
         # let go of, and moved (a shift)
