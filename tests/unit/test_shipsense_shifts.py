@@ -389,3 +389,21 @@ def test_rr13_at_10_sps_a_piece_sliding_on_while_the_total_stays_still_is_placed
     assert shift["grams"] == pytest.approx(place["grams"], abs=0.6)
     assert of_type(events, "fall", "stay") == []
 
+
+def test_rr13_a_piece_pressed_with_no_let_go_seen_that_rests_beside_is_placed_and_moved():
+    # issue 11 (the second ship's seed 1409, 10 SPS): a sailor pressed onto quarter 1 slid on
+    # to quarter 3 as the hand came off, too fast for the let-go to show. It rested there
+    # alone, and was placed on quarter 1, where the hand pressed. So when it fell off quarter
+    # 3 as a plank was let go on yard 6, no zone that lost it held it: its fall went
+    # unnoticed and the plank was weighed as a 1.3 g rat. Placed on 1 and moved to 3, it falls
+    # from 3
+    events = detect_excerpt(
+        "othership_1409_a_sailor_pressed_on_quarter_1_slides_to_3_then_falls", 10, "both"
+    )
+    places = [(e["zone"], e["item"]) for e in of_type(events, "place")]
+    assert places == [(1, "plank"), (1, "sailor"), (6, "plank")]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (1, 3, "sailor")
+    assert 5_900 <= shift["t_ms"] <= 6_600  # it rested on 3 at 6.4 s, the hand came off at 5.9
+    sailor = of_type(events, "fall")[-1]
+    assert 3 in sailor["zones"] and sailor["items"] == ["sailor"]

@@ -149,8 +149,8 @@ def hop_source(det, grams, change, target):
     onto zone `target`, where `grams` now rest (as `change` shows), or -1 (hopped_from); the
     hop noted is used up."""
     source = hopped_from(det, grams, change, target)
-    if det.hop_zone < 0 and det.released_k is not None:
-        det.hop_k = det.released_k  # it slid as the hand let go
+    if det.hop_zone < 0:  # it slid as the hand let go (if that showed), else as it came to rest
+        det.hop_k = det.released_k if det.released_k is not None else det.plateau.start_k
     det.hop_zone = -1
     return source
 
@@ -160,10 +160,11 @@ def hopped_from(det, grams, change, target):
     `target`, where `grams` now rest (as `change` shows), or -1: where a piece from there can
     come to rest aboard (detector_shift.can_move), the zone it was pressed on holding none of
     it. The zone note_hop remembered (the load gone, or settled above where it first stood),
-    else, with the let-go still in mind, the zone the hand pressed."""
+    else the zone the hand pressed, its let-go seen or not (a piece sliding off as the hand
+    comes away can hide it)."""
     source = det.hop_zone  # it left at once, or came to rest higher elsewhere (note_hop)
-    slid = False  # it slid as the hand let go, its load never gone
-    if source < 0 and det.released_k is not None:
+    slid = False  # it slid as the hand let go (too fast, perhaps, to show), its load never gone
+    if source < 0:
         source = pressed_zone(det)
         slid = True
     if source < 0 or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
