@@ -163,6 +163,7 @@ HELD_BACK_ROUNDS = {
     41: 61000,
     42: 59000,
     43: 58000,
+    44: 57000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
