@@ -407,3 +407,19 @@ def test_rr13_a_piece_pressed_with_no_let_go_seen_that_rests_beside_is_placed_an
     assert 5_900 <= shift["t_ms"] <= 6_600  # it rested on 3 at 6.4 s, the hand came off at 5.9
     sailor = of_type(events, "fall")[-1]
     assert 3 in sailor["zones"] and sailor["items"] == ["sailor"]
+
+
+def test_rr13_cargo_knocked_down_as_a_piece_is_let_go_is_a_shift_when_the_let_go_never_showed():
+    # issue 11 (the second ship's seed 5, 10 SPS): a boat pressed onto yard 10; as the hand
+    # came off, the barrel on yard 7 dropped onto quarter 1. The barrel's move hid the let-go,
+    # and a move seen as a piece is placed was looked for only after a let-go seen: the boat
+    # was placed and the barrel stayed on yard 7 for the referee
+    events = detect_excerpt(
+        "othership_5_a_boat_let_go_on_yard_10_as_a_barrel_drops_from_7_to_quarter_1", 10, "both"
+    )
+    boat = of_type(events, "place")[-1]
+    assert (boat["zone"], boat["item"]) == (10, "boat")
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"]) == (7, 1)
+    assert shift["grams"] == pytest.approx(6.37, abs=1.0)  # the barrel (its cargo list unseen)
+    assert shift["decided_ms"] == boat["decided_ms"]

@@ -220,8 +220,9 @@ def decide_place(det, events, k):
     commit.place_event(det, events, k, grams + fell, change, t_ms, zone)
     if fell:
         fall.fell_as_placed(det, events, k, zone, fell)
-    elif cascade is None and det.released_k is not None:
-        silent.moved_as_placed(det, events, end, seen, zone, det.released_k)
+    elif cascade is None:  # from the let-go, if it showed (the move may have hidden it)
+        let_go = det.released_k if det.released_k is not None else plateau.start_k
+        silent.moved_as_placed(det, events, end, seen, zone, let_go)
     commit.after_commit(det, k)
     if cascade is None:
         return False

@@ -85,7 +85,8 @@ def moved_as_placed(det, events, end_k, w, zone, onset):
     between them (a plank let go on quarter 3 knocked the rat on quarter 1 onto quarter 2):
     the zones against their committed levels over the still stretch (`w` samples up to
     `end_k`) show one down and another up by a piece's worth (step_between): a shift, begun
-    at sample `onset` (named from the cargo the first held, or a `stay`: name_moved)."""
+    at sample `onset` (named from the cargo the first held, or a `stay`: name_moved). Looked
+    for whether the hand was seen letting go or not: the move can hide the let-go."""
     delta = measure.zone_change(det, end_k, w)
     delta[zone] = 0.0  # what the piece's own weighing left there is no move
     step = step_between(det, delta, False)  # its crosstalk on its neighbours is none either
