@@ -423,3 +423,20 @@ def test_rr13_cargo_knocked_down_as_a_piece_is_let_go_is_a_shift_when_the_let_go
     assert (shift["from"], shift["to"]) == (7, 1)
     assert shift["grams"] == pytest.approx(6.37, abs=1.0)  # the barrel (its cargo list unseen)
     assert shift["decided_ms"] == boat["decided_ms"]
+
+
+def test_rr13_cargo_sliding_off_as_a_heavier_piece_is_let_go_on_it_is_what_moves():
+    # issue 11 (the second ship's seed 1313, 10 SPS): a sailor let go on yard 10, where a rat
+    # stood; as the sailor came to rest the rat slid onto yard 8. Yard 8 gained a rat's worth,
+    # yard 10 kept the sailor's less the rat: the detector moved the sailor (3.6 g), and the
+    # rat stayed on yard 10 for the referee. What moved is the cargo a piece of weighs
+    events = detect_excerpt(
+        "othership_1313_a_rat_slides_off_yard_10_as_a_sailor_is_let_go_there", 10, "both"
+    )
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (10, "rat"),
+        (10, "sailor"),
+    ]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (10, 8, "rat")
+    assert shift["grams"] == pytest.approx(2.34, abs=0.3)

@@ -329,16 +329,27 @@ def reads_light_now(det):
     return False
 
 
-def what_moved(det, grams, gained, source_change):
-    """What moved from a zone onto another as a fresh piece of `grams` was placed on the
-    first, the other having `gained` (sway taken out) and the first standing `source_change`
-    off its committed level: the piece, unless the other gained clearly more and the first
-    lost what the piece did not bring. Then the piece stayed and cargo under it moved, and
-    that weighs what the other gained (the second ship's seed 1302: a barrel slid off
-    quarter 4 as a bottle was let go there)."""
+def what_moved(det, grams, gained, source, source_change):
+    """What moved from zone `source` (0-based) onto another as a fresh piece of `grams` was
+    placed on it, the other having `gained` (sway taken out) and the source standing
+    `source_change` off its level before the piece came: the piece, unless the other gained
+    clearly more and the source lost what the piece did not bring (the second ship's seed
+    1302: a barrel slid off quarter 4 as a bottle was let go there), or clearly less
+    (MOVED_SHORT_FRACTION), the source kept the difference, and a piece of its cargo weighs
+    what the other gained (seed 1313: a rat slid off yard 10 as a sailor was let go there).
+    Then the piece stayed and the cargo under it moved, and that weighs what the other
+    gained."""
     excess = gained - grams
     if excess >= det.floor_g and -source_change >= 0.5 * excess:
         return gained
+    short = -excess
+    if short < tuning.MOVED_SHORT_FRACTION * grams or source_change < 0.5 * short:
+        return grams
+    cargo = det.cargo
+    for k in range(len(cargo.zones[source + 1]) - 1):  # (the last is the fresh piece)
+        weight = cargo.weighed_g(source + 1, k, det.items)
+        if -0.5 * short <= weight - gained <= 0.5 * short:
+            return gained
     return grams
 
 

@@ -158,7 +158,7 @@ def let_go_moved(det, events, k, source, target, end_k, w):
         return False  # not all of it rests there
     let_go_k = det.released_k
     commit.place_event(det, events, k, grams, change, measure.time_of(det, let_go_k), source)
-    moved = measure.what_moved(det, grams, gained, change[source])
+    moved = measure.what_moved(det, grams, gained, source, change[source])
     report_shift(det, events, k, det.returned.onset_k, source, target, moved)
     return True
 

@@ -54,7 +54,7 @@ def rested_then_moved(det, events, k):
     det.base_n = w  # the level it rested at is the stretch's mean
     commit.place_event(det, events, k, level, rested, measure.time_of(det, start))
     commit.after_commit(det, k)
-    moved = measure.what_moved(det, level, -measure.losses(det, now)[target], now[source])
+    moved = measure.what_moved(det, level, -measure.losses(det, now)[target], source, now[source])
     shift.report_shift(det, events, k, onset, source, target, moved)
     return True
 

@@ -176,6 +176,10 @@ SHIFT_MIN_G = const(0.9)
 # a returned weight that stood at its level this long before a hand's load came is weighed
 # there (two samples at 10 SPS; at 80 SPS the fast mean passes through the level faster)
 _SHIFT_BEFORE_HAND_MS = const(200)
+# A fresh piece let go of on a zone as cargo there moved onto another (measure.what_moved): the
+# other gained this share of the piece less, the source lost no more, and a piece of its
+# cargo weighs that: the cargo moved (a 3.3 g sailor on yard 10, its 2.2 g rat slid to 8)
+MOVED_SHORT_FRACTION = const(0.15)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
