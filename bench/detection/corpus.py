@@ -164,6 +164,7 @@ HELD_BACK_ROUNDS = {
     42: 59000,
     43: 58000,
     44: 57000,
+    45: 56000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
