@@ -5,7 +5,9 @@ scaled clock, so every window and timeout keeps its length in ship time. A virtu
 computes its samples as fast as the machine lets it: on a busy machine it falls behind the
 scaled wall clock for a while. The clock then waits for the slowest of them (its `pacers`),
 so the referee never sees ship time pass that the ship has not lived yet: a quiet window
-would otherwise close before the barrels set down in it were even felt.
+would otherwise close before the barrels set down in it were even felt. Nor past an event a
+ship sent that the referee has not taken yet (the broker and the host's queue lag too on a
+busy machine: `VirtualShipNode.lived_ms`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Protocol
 
 class Pacer(Protocol):
     def behind_ms(self) -> float:
-        """How far this virtual ship's time is behind the scaled wall clock (ms, >= 0)."""
+        """How far this virtual ship's time (its samples, and the events it sent that the
+        referee has not taken) is behind the scaled wall clock (ms, >= 0)."""
         ...
 
 
