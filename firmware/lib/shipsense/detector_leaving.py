@@ -12,6 +12,7 @@ from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
+from shipsense import detector_stretch as stretch
 from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
 
@@ -75,7 +76,12 @@ def _push_deadline(leave, k):
 def tipped_then_left(det, k, first, split):
     """True if the first part of a split drop (`first` grams, before the pause) is none of
     the cargo the zones that lost it hold, and the rest left the same zones: one piece that
-    unloaded its zone part way as it tipped over, then left; not two pieces."""
+    unloaded its zone part way as it tipped over, then left; not two pieces. So too if
+    what left after the pause is lighter than any piece: one piece sliding off slowly, its
+    progress lost in the noise a moment."""
+    rest = det.base - det.fast_ring[k % det.history_n] - first
+    if rest < tuning.LIGHT_DOUBT * det.lightest_g:
+        return True
     zones = det.leave.zones
     if fall.cargo_could_weigh(det, first, zones):
         return False
@@ -167,13 +173,16 @@ def step(det, events, k, d, sigma_fast):
     )
     if k < leave.deadline_k and not landed:
         return
+    if not landed and stretch.still_going(det, k, step_g):
+        _push_deadline(leave, k)
+        return
     if (
         not landed
         and k < deep_k + leave.wait_n
         and k < leave.notice_k + leave.wait_n + det.extra_wait_n
     ):
         return
-    w = k - leave.deepest_k
+    w = k - stretch.gone_since(det, k, leave, sigma_fast)
     if w > det.place_max_n:
         w = det.place_max_n
     drop = det.base - measure.mean_total(det, k, w)

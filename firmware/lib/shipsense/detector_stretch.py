@@ -229,3 +229,41 @@ def hand_let_go(det, k, plateau):
             if below[i] >= 0.5 * grams[i]:
                 return False
     return True
+
+
+def still_going(det, k, step_g):
+    """True if the total went on down over the weighing span (fall_weigh_n) to `k`, by twice
+    the drop's progress margin `step_g`: a piece sliding off slowly, its progress from one
+    moment to the next lost in the noise. Its landing clock starts again."""
+    fast = det.fast_ring
+    h = det.history_n
+    return fast[(k - det.fall_weigh_n) % h] - fast[k % h] > 2.0 * step_g
+
+
+def gone_since(det, k, leave, sigma_fast):
+    """Where the weighing of the drop `leave`, over at `k`, starts: the first sample from its
+    progress last seen (deepest_k) on at which the zones it left stood near where they stand
+    now (within a tenth of it, or twice the noise), no later than stable_w before `k`. A
+    piece's worth of slow slide goes on after its progress is lost in the noise; a smaller
+    loss is the ship settling, weighed from when it stopped showing; a loss elsewhere since
+    is another piece going, not this one."""
+    change = measure.zone_change(det, k, det.fast_n)
+    now_g = 0.0
+    for z in leave.zones:
+        now_g += change[z]
+    if now_g > -det.lightest_g:
+        return leave.deepest_k
+    near_g = -0.1 * now_g
+    if near_g < 2.0 * sigma_fast:
+        near_g = 2.0 * sigma_fast
+    start_k = measure.zones_reached(det, k, leave.deepest_k, leave.zones, now_g + near_g)
+    if start_k > k - det.stable_w:
+        start_k = k - det.stable_w
+    if start_k <= leave.deepest_k:
+        return leave.deepest_k
+    # the longer mean is kept unless it weighs the drop clearly short
+    w = k - leave.deepest_k
+    if w > det.place_max_n:
+        w = det.place_max_n
+    short_g = measure.mean_total(det, k, w) - measure.mean_total(det, k, k - start_k)
+    return start_k if short_g > tuning.PROGRESS_FRACTION * -now_g else leave.deepest_k
