@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import require_executable
 
-from bosun.board.flash import build
+from bosun.board.flash import HOST_ONLY, build
+from bosun.board.heap import FIRMWARE_MODULES
 from bosun.board.micropython import FIRMWARE, MP_MODULES, run_micropython_json
 
 SOURCES = sorted(p for p in FIRMWARE.rglob("*.py") if "__pycache__" not in p.parts)
@@ -77,6 +78,13 @@ def test_the_flash_build_holds_compiled_modules_and_the_source_entry_point(tmp_p
     names = {p.relative_to(tmp_path / "fw").as_posix() for p in written}
     assert {"main.py", "config.json", "lib/ship.mpy", "lib/shipsense/protocol.mpy"} <= names
     assert not any(name.startswith("lib/") and name.endswith(".py") for name in names)
+    # every module the ship imports, none the host alone uses (they would fill the ROMFS
+    # partition: bosun.board.heap imports each of FIRMWARE_MODULES from the image)
+    shipped = {f"lib/{name.replace('.', '/')}.mpy" for name in FIRMWARE_MODULES}
+    assert shipped | {"lib/serial_link.mpy"} <= names
+    host_only = {"lib/" + name.replace(".py", ".mpy") for name in HOST_ONLY}
+    assert len(host_only) == 6 and not host_only & names
+    assert all((FIRMWARE / "lib" / name).exists() for name in HOST_ONLY)
 
 
 def test_the_freeze_manifest_names_every_firmware_module():

@@ -3,9 +3,9 @@
     python -m bosun.board.flash build build/firmware
     python -m bosun.board.flash flash --port /dev/ttyUSB0 --build build/firmware [--frozen|--romfs]
 
-`build` compiles every module under firmware/lib to bytecode-only .mpy (version 6: loads on
-MicroPython 1.19 and newer, so on every ESP32 1.2x image) and copies main.py (run as
-source at boot) and config.json. `flash`:
+`build` compiles every module under firmware/lib that the ship imports (not HOST_ONLY's) to
+bytecode-only .mpy (version 6: loads on MicroPython 1.19 and newer, so on every ESP32 1.2x
+image) and copies main.py (run as source at boot) and config.json. `flash`:
 1. interrupts the running firmware and leaves a `maintenance` file, then resets: main.py
    sees it and does not start the loop, so its watchdog cannot reset the board mid-copy;
 2. removes the old lib/ (a stale .py would shadow its new .mpy), copies the build;
@@ -49,6 +49,22 @@ except OSError:
 """
 
 
+# Modules under firmware/lib that the ship never imports: the detector run over a trace file,
+# the trace CSV reader, the checks of the messages the host receives, and the ship's geometry
+# the host derives the detector's clocks from. The host and the unix port's tools use them from
+# source; left out of the board's build, they take none of its flash (nor of the ROMFS image).
+HOST_ONLY = frozenset(
+    {
+        "shipsense/events.py",
+        "shipsense/geometry.py",
+        "shipsense/offline.py",
+        "shipsense/pieces.py",
+        "shipsense/ship_messages.py",
+        "shipsense/trace.py",
+    }
+)
+
+
 def tool(name: str) -> str:
     found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
     if found is None:
@@ -66,6 +82,8 @@ def build(out: Path) -> list[Path]:
         shutil.rmtree(out)
     written = []
     for source in sorted((FIRMWARE / "lib").rglob("*.py")):
+        if source.relative_to(FIRMWARE / "lib").as_posix() in HOST_ONLY:
+            continue
         relative = source.relative_to(FIRMWARE)
         target = out / relative.with_suffix(".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
