@@ -5,6 +5,7 @@ Each sample (after detector_episode's bookkeeping) `check_leaving` looks for wei
 still stretch once it is weighed, or ends the episode when the ship is back where it was.
 """
 
+from shipsense import detector_fall as fall
 from shipsense import detector_gone as gone
 from shipsense import detector_leaving as leaving
 from shipsense import detector_measure as measure
@@ -100,7 +101,7 @@ def check_leaving(det, events, k, d, leave_level):
                 and place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
                 and (not stretch.hand_let_go(det, k, plateau) or knocked_off(det, plateau, d))
             ):
-                level_ref = plateau.level_g
+                level_ref = plateau.level_g - pressed_with(det, k, d, plateau)
         elif ready and d < plateau.level_g - leave_level:
             det.low_run = det.low_run + 1 if d < det.floor_g or det.wait_k >= 0 else 0
             if det.low_run >= det.low_n:
@@ -111,7 +112,8 @@ def check_leaving(det, events, k, d, leave_level):
                     plateau = det.plateau  # the hand had let go: the piece rested, then left
                 elif gone.table_will_tell(det, k, plateau, d):
                     return False
-                level_ref = plateau.level_g  # back to the old level: the piece itself left
+                # back to the old level: the piece itself left (or cargo, as the hand let go)
+                level_ref = plateau.level_g - pressed_with(det, k, d, plateau)
             elif det.dropping_k is None:
                 end = plateau.start_k + plateau.n - 1
                 one_zone = place.load_on_one_zone(det, end, plateau.level_g, plateau.n)
@@ -141,12 +143,43 @@ def check_leaving(det, events, k, d, leave_level):
     needed = det.leave_ringing_n if ringing else det.leave_n
     if det.leave_run < needed:
         return False
-    if level_ref:
+    if level_ref and plateau is not None:  # (a level to leave from is a still stretch's)
+        plateau.level_g = level_ref  # without a press let go of as cargo left (pressed_with)
         if place.decide_place(det, events, k):
             return True  # the still stretch showed cargo leaving too: noticed with it
         d -= level_ref
     leaving.notice(det, events, k, d, leave_level)
     return True
+
+
+def pressed_with(det, k, d, plateau):
+    """Grams of a hand's press that a still stretch held, with no let-go seen, let go of as
+    cargo leaves another zone (the total `d` grams from the old level): the zone being loaded
+    lost a share of what it held at once, past its neighbours' crosstalk share of the rest of
+    the drop, and still holds a piece's worth, so the stretch weighed the hand with the
+    piece. 0.0 if the zone kept what it held, or what it lost may be cargo it held before."""
+    end = plateau.start_k + plateau.n - 1
+    w = plateau.n if plateau.n < det.stable_w else det.stable_w
+    if plateau.after_release or not det.area_n or k - end > det.zone_history_n - w:
+        return 0.0
+    loaded = measure.loaded_zone(det)
+    held = measure.zone_change(det, end, w)[loaded]
+    now = measure.zone_change(det, k, det.fast_n)[loaded]
+    lost = held - now
+    others = plateau.level_g - d - lost
+    if (
+        now < det.floor_g
+        or lost < det.leave_level
+        or lost < tuning.PRESS_LET_GO_FRACTION * held + tuning.CROSSTALK_MAX * others
+    ):
+        return 0.0
+    pressed = plateau.level_g * lost / held
+    if (det.ref[loaded] >= det.floor_g and fall.cargo_could_weigh(det, pressed, [loaded])) or (
+        det.items
+        and measure.fit_errors(plateau.level_g - pressed, det.items) > tuning.FRESH_FIT_ERRORS
+    ):
+        return 0.0
+    return pressed
 
 
 def knocked_off(det, plateau, d):

@@ -180,6 +180,10 @@ _SHIFT_BEFORE_HAND_MS = const(200)
 # other gained this share of the piece less, the source lost no more, and a piece of its
 # cargo weighs that: the cargo moved (a 3.3 g sailor on yard 10, its 2.2 g rat slid to 8)
 MOVED_SHORT_FRACTION = const(0.15)
+# A still stretch held with no let-go seen, as cargo leaves another zone: the loaded zone
+# losing this share of what it held at once (past its neighbours' crosstalk share of that
+# loss) and keeping a piece's worth lost a hand's press (a 6 g press let go of a barrel)
+PRESS_LET_GO_FRACTION = const(0.25)
 SHIFT_ITEM_LOW = const(0.55)  # a shift weighed between these shares of the moved piece's
 SHIFT_ITEM_HIGH = const(1.35)  # weight is that piece (else its own grams stand)
 SHIFT_AIR_FRACTION = const(0.8)  # a shift weighed in the air under this share of what moved
