@@ -166,6 +166,7 @@ HELD_BACK_ROUNDS = {
     44: 57000,
     45: 56000,
     46: 55000,
+    47: 54000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
