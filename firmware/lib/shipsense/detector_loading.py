@@ -143,8 +143,8 @@ def check_leaving(det, events, k, d, leave_level):
     needed = det.leave_ringing_n if ringing else det.leave_n
     if det.leave_run < needed:
         return False
-    if level_ref and plateau is not None:  # (a level to leave from is a still stretch's)
-        plateau.level_g = level_ref  # without a press let go of as cargo left (pressed_with)
+    if level_ref and plateau is not None:  # (level_ref is only ever a still stretch's)
+        plateau.level_g = level_ref  # less a press let go of as cargo left (pressed_with)
         if place.decide_place(det, events, k):
             return True  # the still stretch showed cargo leaving too: noticed with it
         d -= level_ref
