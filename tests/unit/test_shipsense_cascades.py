@@ -286,7 +286,7 @@ def test_rr11_at_80_sps_cargo_falling_as_a_piece_comes_to_rest_is_not_held_up_by
     assert fall["decided_ms"] - left <= 800.0
 
 
-def test_rr11_a_press_let_go_of_as_cargo_falls_from_another_zone_is_not_weighed_with_the_piece():
+def test_rr8_rr13a_a_press_let_go_of_as_cargo_falls_elsewhere_is_not_weighed_with_the_piece():
     # issue 11 (the second ship's seed 1101, 10 SPS, a mat): a barrel pressed onto empty yard
     # 7 with 6 g, the hand holding still for 0.7 s, then let go just as the boat on yard 9
     # fell. The still stretch, hand and all, was placed (12.4 g, a boat) and the fall took
@@ -305,11 +305,12 @@ def test_rr11_a_press_let_go_of_as_cargo_falls_from_another_zone_is_not_weighed_
 
 @pytest.mark.parametrize("slide_ms", [100.0, 300.0])
 @pytest.mark.parametrize("press_g", [5.0, 7.0])
-def test_at_10_sps_a_piece_held_pressed_then_let_go_as_a_boat_falls_is_weighed_alone(
+def test_rr8_rr13a_at_10_sps_a_piece_held_pressed_then_let_go_as_a_boat_falls_is_alone(
     press_g, slide_ms
 ):
     # the same on the house ship: a barrel held pressed onto zone 7 for 1.2 s, let go as
-    # the boat on zone 9 slides off (RR11: each piece placed as itself, RR13a: the boat falls)
+    # the boat on zone 9 slides off (RR8: the barrel is what was loaded; RR13a: the boat,
+    # from zone 9, is what fell)
     signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.1, table="mat")
     signal.place(9, 11.8, 500.0, press_g=10.0)
     let_go = signal.place(7, 6.1, 3000.0, press_g=press_g, press_ms=1200.0)
