@@ -5,7 +5,8 @@ hand let go it is the piece's rest, to be weighed. At 10 SPS the HX711 may show 
 resting for two samples only (a `short rest`); one followed by a rise is kept in hand (a
 `Held`) until what rose is weighed: a second piece, or a hand that goes again. When the total
 drops from a still stretch, `hand_let_go` tells a release on the loaded zone from cargo leaving
-another.
+another. Once a drop is over (LEAVING), `gone_since` finds where its level came to stand, to
+weigh it there, and `still_going` tells a slow slide still under way from that.
 """
 
 from math import sqrt
