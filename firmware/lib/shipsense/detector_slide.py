@@ -160,12 +160,14 @@ def hopped_from(det, grams, change, target):
     `target`, where `grams` now rest (as `change` shows), or -1: where a piece from there can
     come to rest aboard (detector_shift.can_move), the zone it was pressed on holding none of
     it. The zone note_hop remembered (the load gone, or settled above where it first stood),
-    else the zone the hand pressed, its let-go seen or not (a piece sliding off as the hand
+    else the zone the hand loaded, its let-go seen or not (a piece sliding off as the hand
     comes away can hide it)."""
     source = det.hop_zone  # it left at once, or came to rest higher elsewhere (note_hop)
     slid = False  # it slid as the hand let go (too fast, perhaps, to show), its load never gone
     if source < 0:
-        source = pressed_zone(det)
+        # where the hand loaded, whether or not its press fitted a piece (a crate pressed
+        # with 5 g weighs a boat)
+        source = measure.loaded_zone(det) if det.items and det.area_n else -1
         slid = True
     if source < 0 or measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS:
         return -1
