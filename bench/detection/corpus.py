@@ -167,6 +167,7 @@ HELD_BACK_ROUNDS = {
     45: 56000,
     46: 55000,
     47: 54000,
+    48: 53000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
