@@ -4,7 +4,7 @@ the zone a place is booked on, and what the zones read afterwards."""
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, of_type
+from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim import ShipParams, VirtualShip
@@ -70,4 +70,40 @@ def test_a_second_piece_loaded_before_the_ship_rests_is_weighed_against_the_firs
         events += detector.feed(sample.t_ms, list(sample.zones_g), sample.table_g, sample.impact)
     places = [(e["zone"], e["item"]) for e in of_type(events, "place")]
     assert places == [(1, "crate"), (10, "barrel"), (3, "plank"), (8, "chest"), (8, "boat")]
+    assert of_type(events, "fall", "shift", "touch") == []
+
+
+def test_rr8_a_crate_that_set_the_hull_rocking_is_placed_once_it_rocked_a_window_after_the_let_go():
+    # issue 11 (the second ship's seed 1305, 10 SPS, a mat): a crate pressed at 50 g onto yard
+    # 5 set the hull rocking; the total swung by up to 2 g sample to sample, then 0.5-1 g for
+    # seconds, never three samples within the still band. The rocking test asked for a swing
+    # within 15 % of the level over 2.4 s from the hand's coming; the crate was placed 3.2 s
+    # after the let-go, past the time a person would take. Let go of a weighing window ago,
+    # its level steady about the swing and fitting a piece well, it is placed there
+    events = detect_excerpt(
+        "othership_1305_a_crate_let_go_on_yard_5_sets_the_hull_rocking_for_seconds", 10, "mat"
+    )
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (5, "crate")
+    assert place["grams"] == pytest.approx(7.785, abs=1.0)  # max(1 g, 12 %)
+    assert place["decided_ms"] - 97067.8 < 2500  # the let-go, as the second ship recorded it
+    assert of_type(events, "fall", "shift", "touch") == []
+
+
+@pytest.mark.parametrize(
+    ("item", "zone", "swing_g", "seed"),
+    [("rat", 7, 0.8, 0), ("rat", 7, 1.0, 0), ("rat", 7, 1.2, 0), ("barrel", 6, 1.2, 2)],
+)
+def test_rr8_at_10_sps_a_piece_whose_let_go_set_the_hull_rocking_is_placed_within_two_seconds(
+    item, zone, swing_g, seed
+):
+    # the seed 1305 case on the house ship: the piece's let-go sets the total swinging at
+    # 2.8 Hz, dying away over seconds; a rat's swing is far more than 15 % of it
+    signal = ShipSignal(rate_hz=10, seconds=8.0, noise_g=0.08, table="mat", seed=seed)
+    let_go = signal.place(zone, ITEMS[item], 1000.0, press_g=30.0, press_ms=500.0)
+    signal.ring(zone - 1, swing_g, let_go + 100.0, hz=2.8, tau_ms=8000.0)
+    events = detect(signal, ITEMS)
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (zone, item)
+    assert place["decided_ms"] - let_go < 2000
     assert of_type(events, "fall", "shift", "touch") == []

@@ -11,6 +11,7 @@ from shipsense import detector_commit as commit
 from shipsense import detector_gone as gone
 from shipsense import detector_leaving as leaving
 from shipsense import detector_loading as loading
+from shipsense import detector_measure as measure
 from shipsense import detector_place as place
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
@@ -151,33 +152,54 @@ def step(det, events, k, d, sigma_fast):
 
 def rocking_steady(det, k, band):
     """True if the total, a piece's worth or more above the base since a hand loaded the
-    ship and nothing decided since, has rocked about a steady level over the longest
-    weighing window: both halves' means within the still band, the swing within ROCK_SWING
-    of the level. The hull's own swing, set off by the piece, can outlast any still band of the
-    noise at rest (the second ship's heavy pieces: +-0.5 g for seconds)."""
+    ship, has rocked about a steady level over the longest weighing window: both halves'
+    means within the still band, the swing within ROCK_SWING of the level, in an episode that
+    decided nothing 2.4 s after the hand came. The hull's own swing, set off by the piece, can
+    outlast any still band of the noise at rest (the second ship's heavy pieces: +-0.5 g for
+    seconds). Once the hand let go a window ago, a swing up to ROCK_LET_GO_SWING of the level
+    is the hull's too (a light piece on a heavy ship) if the level fits a piece well and the
+    swing is dying away (the newer half's no wider than the older's, by the still band): a
+    hand coming back swings it wider."""
     n = det.place_max_n
-    if det.committed or not det.area_n or k - det.onset_k < 2 * n or k % det.stable_w:
-        return False  # (looked at once a still window, in an episode that decided nothing)
+    let_go = det.released_k is not None and k - det.released_k >= n
+    if not det.area_n or k % det.stable_w:
+        return False  # (looked at once a still window)
+    if not let_go and (det.committed or k - det.onset_k < 2 * n):
+        return False
     h = det.history_n
     fast = det.fast_ring
     half = n // 2
     newer = 0.0
     older = 0.0
-    hi = -1.0e30
-    lo = 1.0e30
+    new_hi = old_hi = -1.0e30
+    new_lo = old_lo = 1.0e30
     for j in range(2 * half):
         v = fast[(k - j) % h]
         if j < half:
             newer += v
+            if v > new_hi:
+                new_hi = v
+            if v < new_lo:
+                new_lo = v
         else:
             older += v
-        if v > hi:
-            hi = v
-        if v < lo:
-            lo = v
+            if v > old_hi:
+                old_hi = v
+            if v < old_lo:
+                old_lo = v
     level = (newer + older) / (2 * half) - det.base
+    lo = new_lo if new_lo < old_lo else old_lo
     if level < det.floor_g or lo - det.base < det.floor_g:
         return False
     if abs(newer - older) / half > band:
         return False
-    return hi - lo <= tuning.ROCK_SWING * level
+    swing = (new_hi if new_hi > old_hi else old_hi) - lo
+    if swing <= tuning.ROCK_SWING * level:
+        return True
+    return (
+        let_go
+        and det.items is not None
+        and swing <= tuning.ROCK_LET_GO_SWING * level
+        and new_hi - new_lo <= old_hi - old_lo + band
+        and measure.fit_errors(level, det.items) <= tuning.PRESSED_FIT_ERRORS
+    )

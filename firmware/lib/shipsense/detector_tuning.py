@@ -87,6 +87,7 @@ SETTLE_SIGMAS = const(4.0)
 TREND_FRACTION = const(0.6)
 # a load rocking about a steady level swings this share of it at most (detector_episode)
 ROCK_SWING = const(0.15)
+ROCK_LET_GO_SWING = const(0.6)  # ... or this, let go of a window ago and fitting a piece well
 # a placed piece is weighed over at least this (and 5 samples) ...
 _PLACE_MIN_WINDOW_MS = const(100)
 _PLACE_MAX_WINDOW_MS = const(1200)  # ... and at most this
