@@ -168,6 +168,7 @@ HELD_BACK_ROUNDS = {
     46: 55000,
     47: 54000,
     48: 53000,
+    49: 52000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
