@@ -83,7 +83,8 @@ def cargo_leaving(det, k, onset, events):
     """Cargo began to leave at sample `onset` while a rise that vanished waits for the table.
     A mat that began to change since the rise, and before the cargo, felt the toppled piece:
     if it already holds a steady weight, that decides now (the cargo may land on it next);
-    if it still rings, what it takes beyond the cargo once the cargo fell and the mat settled
+    if it still rings (or a few samples in, holds more than the rise could weigh: the
+    landing's blow), what it takes beyond the cargo once the cargo fell and the mat settled
     is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
     was none). Without a mat, a strike before the cargo could land may yet tell it
     (piezo_may_tell). Else the touch stands."""
@@ -98,7 +99,8 @@ def cargo_leaving(det, k, onset, events):
             n = det.mat_steady_n
         if n >= 2:
             grams = table.resting_mean(last, n, det.floor_g)
-            if grams is not None:
+            most = pending.peak_g * det.rise_seen_factor + det.leave_level
+            if grams is not None and grams <= most:  # (heavier: the landing's blow)
                 resolve_topple(det, grams, events)
                 return
         pending.owed = True
