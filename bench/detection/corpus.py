@@ -169,6 +169,7 @@ HELD_BACK_ROUNDS = {
     47: 54000,
     48: 53000,
     49: 52000,
+    50: 51000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
