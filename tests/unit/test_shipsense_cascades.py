@@ -6,6 +6,7 @@ import pytest
 from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
+    assert_one_place,
     chest_let_go_as_barrel_and_sailor_fall,
     detect,
     detect_excerpt,
@@ -295,9 +296,7 @@ def test_rr8_rr13a_a_press_let_go_of_as_cargo_falls_elsewhere_is_not_weighed_wit
     events = detect_excerpt(
         "othership_1101_a_barrel_pressed_on_yard_7_is_let_go_as_a_boat_falls_off_yard_9", 10, "mat"
     )
-    (place,) = of_type(events, "place")
-    assert (place["zone"], place["item"]) == (7, "barrel")
-    assert place["grams"] == pytest.approx(6.05, abs=1.0)  # max(1 g, 12 %)
+    assert_one_place(events, 7, "barrel", 6.05)
     (fall,) = of_type(events, "fall")
     assert (fall["zones"], fall["items"]) == ([9], ["boat"])
     assert fall["grams"] == pytest.approx(11.57, rel=0.12)

@@ -71,6 +71,15 @@ def assert_placed_and_fell(
         assert fall["grams"] == pytest.approx(grams, abs=0.6)
 
 
+def assert_one_place(events: list[dict], zone: int, item: str, grams: float) -> dict:
+    """One piece placed on `zone`, named `item`, weighed within the bench's max(1 g, 12 %)
+    of `grams`; the place."""
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == (zone, item)
+    assert place["grams"] == pytest.approx(grams, abs=max(1.0, 0.12 * grams))
+    return place
+
+
 # --- placing (RR8) -----------------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@ the zone a place is booked on, and what the zones read afterwards."""
 from __future__ import annotations
 
 import pytest
-from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_detector import ITEMS, assert_one_place, detect, detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim import ShipParams, VirtualShip
@@ -83,9 +83,7 @@ def test_rr8_a_crate_that_set_the_hull_rocking_is_placed_once_it_rocked_a_window
     events = detect_excerpt(
         "othership_1305_a_crate_let_go_on_yard_5_sets_the_hull_rocking_for_seconds", 10, "mat"
     )
-    (place,) = of_type(events, "place")
-    assert (place["zone"], place["item"]) == (5, "crate")
-    assert place["grams"] == pytest.approx(7.785, abs=1.0)  # max(1 g, 12 %)
+    place = assert_one_place(events, 5, "crate", 7.785)
     assert place["decided_ms"] - 97067.8 < 2500  # the let-go, as the second ship recorded it
     assert of_type(events, "fall", "shift", "touch") == []
 

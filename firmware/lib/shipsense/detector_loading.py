@@ -158,7 +158,7 @@ def pressed_with(det, k, d, plateau):
     lost a share of what it held at once, past its neighbours' crosstalk share of the rest of
     the drop, and still holds a piece's worth, so the stretch weighed the hand with the
     piece. 0.0 if the zone kept what it held, or what it lost may be cargo it held before."""
-    end = plateau.start_k + plateau.n - 1
+    end = plateau.end_k()
     w = plateau.n if plateau.n < det.stable_w else det.stable_w
     if plateau.after_release or not det.area_n or k - end > det.zone_history_n - w:
         return 0.0
