@@ -166,6 +166,93 @@ def test_rr11_a_toppled_piece_the_mat_holds_is_placed_when_the_cargo_after_it_bo
     assert sorted((e["zones"], e["items"]) for e in falls) == [([4], ["barrel"]), ([10], ["chest"])]
 
 
+@pytest.mark.parametrize(
+    ("name", "rate_hz", "toppled", "cargo"),
+    [
+        (
+            "othership_1023_a_sailor_topples_off_yard_7_onto_the_mat_as_a_chest_bounces_off_quarter_5",
+            10,
+            (7, "sailor"),
+            (5, "chest"),
+        ),
+        (
+            "othership_1422_a_bottle_topples_off_quarter_4_onto_the_mat_as_a_plank_is_caught",
+            80,
+            (4, "bottle"),
+            (9, "plank"),
+        ),
+    ],
+    ids=["1023: 10 SPS, bounced", "1422: 80 SPS, caught"],
+)
+def test_rr11_a_piece_that_toppled_onto_the_mat_as_cargo_from_another_zone_missed_it_is_placed(
+    name, rate_hz, toppled, cargo
+):
+    # the second ship's seeds 1023 and 1422 (mat): a hand let go of a piece that toppled off
+    # at once and landed on the mat; cargo on another zone went over the side a moment later
+    # and bounced off the mat or was caught. The mat began to change only as the cargo could
+    # have reached it, so what it held (the toppled piece alone, lighter than the cargo) was
+    # not taken for that piece: the cargo's fall was sent, the piece never named
+    events = detect_excerpt(name, rate_hz, "mat")
+    zone, item = toppled
+    (place,) = [e for e in of_type(events, "place") if e["zone"] == zone]
+    assert place["item"] == item
+    falls = {tuple(e["zones"]): e["items"] for e in of_type(events, "fall")}
+    assert falls[(zone,)] == [item]
+    assert falls[(cargo[0],)] == [cargo[1]]
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+@pytest.mark.parametrize("outcome", ["bounced", "caught"])
+@pytest.mark.parametrize(
+    ("toppled", "cargo", "gap_ms"),
+    [((7, "sailor"), (5, "chest"), 200.0), ((4, "bottle"), (9, "plank"), 120.0)],
+    ids=["sailor, chest", "bottle, plank"],
+)
+def test_rr11_the_mat_holding_only_a_toppled_piece_places_it_whatever_became_of_the_cargo(
+    rate_hz, outcome, toppled, cargo, gap_ms
+):
+    # the scenes of seeds 1023 and 1422, drawn: the piece let go of topples off at once onto
+    # the mat, and cargo from another zone leaves `gap_ms` after the let-go and bounces off
+    # or is caught. The mat holds the toppled piece, no piece of the cargo
+    (zone, item), (cargo_zone, cargo_item) = toppled, cargo
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, seed=0, noise_g=0.1, table="mat")
+    signal.place(cargo_zone, ITEMS[cargo_item], 500.0)
+    let_go = signal.place(zone, ITEMS[item], 3000.0, press_g=15.0)
+    signal.fall(zone, ITEMS[item], let_go + 20.0, slide_ms=60.0)
+    signal.fall(cargo_zone, ITEMS[cargo_item], let_go + gap_ms, outcome=outcome)
+    events = of_type(detect(signal, ITEMS), "place", "fall", "touch")
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (cargo_zone, cargo_item),
+        (zone, item),
+    ]
+    assert of_type(events, "touch") == []
+    falls = sorted((e["zones"], e["items"]) for e in of_type(events, "fall"))
+    assert falls == sorted([([zone], [item]), ([cargo_zone], [cargo_item])])
+
+
+@pytest.mark.parametrize("rate_hz", [10, 80])
+def test_rr11_a_hand_on_a_zone_whose_cargo_goes_over_is_no_piece_for_what_the_mat_holds(rate_hz):
+    # the guard: a hand presses on quarter 1, which holds a chest and a crate, and both go
+    # over as it lets go; the chest lands on the mat, the crate bounces off. What the mat
+    # holds is a piece of the cargo, not a piece the hand let go of (on the second ship's
+    # seed 0 the cargo read as a boat, and the chest the mat held was placed and fell again)
+    signal = ShipSignal(rate_hz=rate_hz, seconds=8.0, seed=0, noise_g=0.1, table="mat")
+    signal.place(1, ITEMS["chest"], 500.0)
+    signal.place(1, ITEMS["crate"], 2000.0)
+    signal.touch([1], 19.0, 4000.0, length_ms=600.0)
+    signal.fall(1, ITEMS["chest"], 4650.0)
+    signal.fall(1, ITEMS["crate"], 4850.0, outcome="bounced")
+    events = of_type(detect(signal, ITEMS), "place", "fall")
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (1, "chest"),
+        (1, "crate"),
+    ]
+    assert sorted(item for e in of_type(events, "fall") for item in e["items"]) == [
+        "chest",
+        "crate",
+    ]
+
+
 @pytest.mark.parametrize("rate_hz", [10, 80])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_rr13_cargo_knocked_from_one_quarter_to_the_next_as_a_piece_is_placed_is_a_shift(

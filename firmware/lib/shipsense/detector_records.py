@@ -139,6 +139,9 @@ class PendingTouch:
         self.stood_g = 0.0
         self.mat = False
         self.cargo_g = None
+        # the items the cargo's falls named, once counted (a list); None again if cargo left
+        # the zone where the load vanished (detector_topple.vanished_share)
+        self.cargo_items = None
         self.landed_g = 0.0
         self.leave_k = 0  # the sample the cargo began to leave at
         self.owed = False

@@ -229,6 +229,7 @@ def cargo_fell(det, k, onset):
     if det.pending is not None or pending.leave_k != onset:
         return
     pending.cargo_g = 0.0  # the falls are counted as they are sent, this one too
+    pending.cargo_items = []
     pending.until_k = k + det.table_fall_n + det.table_sense.settle_fall_n
     records.set_pending(det, pending)
 
@@ -246,9 +247,14 @@ def cargo_step(det, k, table_events, events):
             return
         resolve_topple(det, pending.stood_g, events)  # the piezo heard it (note_vanished)
         return
+    zone = pending.touch["zones"][0]
     for event in events:
         if event["type"] == "fall":
             pending.cargo_g += event["grams"]
+            if zone in event["zones"]:
+                pending.cargo_items = None
+            elif pending.cargo_items is not None and "items" in event:
+                pending.cargo_items.extend(event["items"])
     if table_events:
         landed_meanwhile(pending, table_events)
         pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
@@ -262,10 +268,13 @@ def cargo_step(det, k, table_events, events):
 
 def vanished_share(det, pending):
     """What the mat took that was the load that vanished: what it took beyond the cargo that
-    fell; or, where the mat felt that load land before the cargo could reach it (`mat`) and
-    holds too little to hold the cargo too, all it holds, if that is a piece's worth that
-    the cargo does not weigh (the cargo bounced off: a barrel let go on quarter 4 toppled
-    onto the mat, a chest from yard 10 struck it 0.2 s later and went over the edge).
+    fell; or, where it holds too little to hold the cargo too, all it holds, if that is a
+    piece's worth that the cargo does not weigh (the cargo bounced off or was caught: a
+    barrel let go on quarter 4 toppled onto the mat, a chest from yard 10 struck it 0.2 s
+    later and went over the edge). Where the mat began to change only when the cargo could
+    have reached it (not `mat`), all it holds only if the cargo left other zones than that
+    load's (a hand pressing on a zone sends its own cargo over) and it weighs none of the
+    cargo's pieces (one of them landed, the rest did not).
     With items, what it took beyond the cargo is that load only if it weighs a piece (the
     ship may have weighed the cargo light)."""
     grams = pending.landed_g - pending.cargo_g
@@ -276,12 +285,19 @@ def vanished_share(det, pending):
         and measure.fit_errors(grams, det.items) > tuning.FRESH_FIT_ERRORS
     ):
         return 0.0
-    if grams >= det.floor_g or not pending.mat or landed < det.floor_g or not det.items:
+    if grams >= det.floor_g or landed < det.floor_g or not det.items:
         return grams
     if measure.fit_errors(landed, det.items) > tuning.FRESH_FIT_ERRORS:
         return grams
-    if abs(landed - pending.cargo_g) <= tuning.FRESH_CARGO_ERRORS * weighing_error_g(landed):
+    error = tuning.FRESH_CARGO_ERRORS * weighing_error_g(landed)
+    if abs(landed - pending.cargo_g) <= error:
         return grams  # the mat holds the cargo: the load that vanished went elsewhere
+    if not pending.mat:
+        if pending.cargo_items is None:
+            return grams  # cargo left the zone where the load vanished
+        for name in pending.cargo_items:
+            if abs(landed - det.items[name]) <= error:
+                return grams
     return landed
 
 
