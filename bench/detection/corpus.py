@@ -170,6 +170,7 @@ HELD_BACK_ROUNDS = {
     48: 53000,
     49: 52000,
     50: 51000,
+    51: 50000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
