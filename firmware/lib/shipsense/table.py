@@ -84,9 +84,13 @@ class TableSense:
             float
         ] = []  # times of hits during a possible fall, waiting for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
-        self.landed_k = -1  # the last episode that left weight on the mat: its first sample ...
-        self.landed_g = 0.0  # ... and the grams it left ...
-        self.landed_hits = 0  # ... and how many piezo hits came with it
+        # the last landing: an episode that left weight on the mat, with those that began
+        # within the mat's settling time (settle_n) of the last one's end (a piece the mat
+        # took in steps: at 10 SPS its filter still moves as a first episode holds still)
+        self.landed_k = -1  # its first sample ...
+        self.landed_g = 0.0  # ... the grams it left ...
+        self.landed_hits = 0  # ... how many piezo hits came with it ...
+        self.landed_end_k = -1000000  # ... and the sample its last episode ended
         self.struck_k = -1  # the piezo's latest hit, whatever it was judged (a topple's landing?)
         self.struck_before_k = -1  # ... and the one before it
         self.k = -1
@@ -311,9 +315,14 @@ class TableSense:
         onset_t = self.onset_t
         event = None
         if net >= LAND_MIN_G:
-            self.landed_k = self.onset_k
-            self.landed_g = net
-            self.landed_hits = self.episode_hits
+            if self.onset_k - self.landed_end_k <= self.settle_n:
+                self.landed_g += net
+                self.landed_hits += self.episode_hits
+            else:
+                self.landed_k = self.onset_k
+                self.landed_g = net
+                self.landed_hits = self.episode_hits
+            self.landed_end_k = self.k
             event = {
                 "type": "land",
                 "t_ms": onset_t,
