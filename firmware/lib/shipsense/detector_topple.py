@@ -237,8 +237,9 @@ def cargo_fell(det, k, onset):
 def cargo_step(det, k, table_events, events):
     """One sample of a load that vanished as cargo fell: once the ship decided the falls and
     the mat settled, what the mat took beyond them is that load, toppled off as it was let go
-    (a `place` and a `fall`, if a piece's worth no heavier than the rise); else nothing.
-    Without a mat, the load that stood, at once (note_vanished kept only one the piezo heard)."""
+    (a `place` and a `fall`, if a piece's worth no heavier than the rise; vanished_share,
+    from the falls' grams and items counted as they are sent); else nothing. Without a mat,
+    the load that stood, at once (note_vanished kept only one the piezo heard)."""
     pending = det.pending
     table = det.table_sense
     if not table.uses_mat:
@@ -247,11 +248,10 @@ def cargo_step(det, k, table_events, events):
             return
         resolve_topple(det, pending.stood_g, events)  # the piezo heard it (note_vanished)
         return
-    zone = pending.touch["zones"][0]
     for event in events:
         if event["type"] == "fall":
             pending.cargo_g += event["grams"]
-            if zone in event["zones"]:
+            if pending.touch["zones"][0] in event["zones"]:
                 pending.cargo_items = None
             elif pending.cargo_items is not None and "items" in event:
                 pending.cargo_items.extend(event["items"])
