@@ -40,6 +40,7 @@ FIRMWARE_FILES = [
         "detector_stretch.py",
         "detector_topple.py",
         "detector_tuning.py",
+        "detector_vanished.py",
         "geometry.py",
         "events.py",
         "items.py",

@@ -100,7 +100,13 @@ from array import array
 from math import sqrt
 
 from shipsense import detector_commit as commit
-from shipsense import detector_episode, detector_rest, detector_silent, detector_topple
+from shipsense import (
+    detector_episode,
+    detector_rest,
+    detector_silent,
+    detector_topple,
+    detector_vanished,
+)
 from shipsense import detector_tuning as tuning
 from shipsense.detector_records import AT_REST, LEAVING
 from shipsense.detector_tuning import GLITCH_MIN_G, GLITCH_SIGMAS, INPUT_LIMIT_G
@@ -325,9 +331,12 @@ class Detector:
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
             if self.vanished is not None and more:
-                detector_topple.landed_meanwhile(self.vanished, more)
+                detector_vanished.landed_meanwhile(self.vanished, more)
             if self.pending is not None:
-                detector_topple.pending_step(self, k, more, events)
+                if self.pending.cargo_g is not None:  # it vanished as cargo fell
+                    detector_vanished.cargo_step(self, k, more, events)
+                else:
+                    detector_topple.pending_step(self, k, more, events)
             if more:
                 events.extend(more)
         return events

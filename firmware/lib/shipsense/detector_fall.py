@@ -6,8 +6,8 @@ just before (`hand_on_fresh_piece`), taken back off that piece.
 
 from shipsense import detector_commit as commit
 from shipsense import detector_measure as measure
-from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
+from shipsense import detector_vanished as vanished
 from shipsense.items import name_fall, name_place, weighing_error_g
 
 
@@ -181,14 +181,14 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
         if det.vanished is not None:
             # no cargo fell (the ship rang, or settled): what the mat took is the load that
             # vanished, as beside a fall
-            topple.cargo_fell(det, k, leave.onset_k)
+            vanished.cargo_fell(det, k, leave.onset_k)
         if det.table_sense is not None:
             det.table_sense.settle_hit(False, now)
         return
     det.last_fall_k = k
     det.last_place = None
     if det.vanished is not None:
-        topple.cargo_fell(det, k, leave.onset_k)
+        vanished.cargo_fell(det, k, leave.onset_k)
     if det.table_sense is not None:
         more = det.table_sense.settle_hit(True, now)
         if more:

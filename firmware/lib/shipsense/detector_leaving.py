@@ -13,8 +13,8 @@ from shipsense import detector_measure as measure
 from shipsense import detector_records as records
 from shipsense import detector_shift as shift
 from shipsense import detector_stretch as stretch
-from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
+from shipsense import detector_vanished as vanished
 
 
 def notice(det, events, k, d, leave_level, onset=None, since=None):
@@ -24,7 +24,7 @@ def notice(det, events, k, d, leave_level, onset=None, since=None):
         onset = measure.find_onset(det, k, leave_level * 0.3)
     # cargo is leaving: what the table feels next may be it, not the piece a rise that
     # vanished before might have toppled; what the mat already holds is that piece's
-    topple.cargo_leaving(det, k, onset, events)
+    vanished.cargo_leaving(det, k, onset, events)
     change = measure.zone_change(det, k, det.fast_n)
     zones = measure.losing_zones(det, change, -d)
     wait = 0
@@ -34,7 +34,7 @@ def notice(det, events, k, d, leave_level, onset=None, since=None):
     # noticed late (a drop first taken for the hand letting go): the landing clock runs from
     # when the drop got this deep, not from now
     deepest_k = measure.reached(det, k, onset if since is None else since, 0.7 * d)
-    topple.note_vanished(det, k, onset, zones)
+    vanished.note_vanished(det, k, onset, zones)
     det.leave = records.Leave(onset, k, zones, wait, d, deepest_k)
     det.state = records.LEAVING
     events.append(

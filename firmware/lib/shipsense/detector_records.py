@@ -3,7 +3,8 @@
 The detector is in one of four states (`Detector.state`):
 
 - AT_REST: nothing is happening; levels, noise and sway are learned (detector_rest); a
-  rise that vanished may wait there for the table's word (detector_topple);
+  rise that vanished may wait there for the table's word (detector_topple; with cargo
+  leaving, detector_vanished);
 - LOADING: the total strayed from the rest: a hand loading, a touch, a piece settling;
   still stretches are weighed into places (detector_loading, detector_place);
 - LEAVING: weight dropped: a `leaving` was sent and the detector waits for the piece to
@@ -123,11 +124,11 @@ class PendingTouch:
     reach the table, the rise's peak (g), what stood still before it vanished (`stood_g`,
     when no let-go was seen: perhaps a piece alone; else 0), and whether the mat has begun
     to change since.
-    One that vanished as cargo began to leave (at `leave_k`, detector_topple.note_vanished)
+    One that vanished as cargo began to leave (at `leave_k`, detector_vanished.note_vanished)
     also counts what fell (`cargo_g`, None for a plain touch) and what landed on the mat
     (`landed_g`); it is sent as no touch (the episode decided the cargo), unless it was a
-    touch first (`owed`: detector_topple.cargo_leaving); `mat` is then whether the mat felt
-    something land before the cargo could reach it (detector_topple.mat_first)."""
+    touch first (`owed`: detector_vanished.cargo_leaving); `mat` is then whether the mat felt
+    something land before the cargo could reach it (detector_vanished.mat_first)."""
 
     def __init__(self, touch, release_t, onset_k, released_k, until_k, peak_g):
         self.touch = touch
@@ -140,7 +141,7 @@ class PendingTouch:
         self.mat = False
         self.cargo_g = None
         # the items the cargo's falls named, once counted (a list); None again if cargo left
-        # the zone where the load vanished (detector_topple.vanished_share)
+        # the zone where the load vanished (detector_vanished.vanished_share)
         self.cargo_items = None
         self.landed_g = 0.0
         self.leave_k = 0  # the sample the cargo began to leave at

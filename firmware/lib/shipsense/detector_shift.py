@@ -8,8 +8,8 @@ from shipsense import detector_commit as commit
 from shipsense import detector_fall as fall
 from shipsense import detector_measure as measure
 from shipsense import detector_records as records
-from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
+from shipsense import detector_vanished as vanished
 
 
 def weight_returned(det, events, k):
@@ -135,7 +135,7 @@ def decide_shift(det, events, k, end_k=-1, w=0):
     if det.vanished is not None:
         # nothing fell (the weight moved, or the ship rang): what the mat took is the load
         # that vanished as this began, as beside a fall
-        topple.cargo_fell(det, k, returned.onset_k)
+        vanished.cargo_fell(det, k, returned.onset_k)
 
 
 def let_go_moved(det, events, k, source, target, end_k, w):

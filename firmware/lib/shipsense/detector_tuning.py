@@ -299,7 +299,7 @@ _MAT_STILL_MS = const(60)
 # 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
 _MAT_STEADY_MS = const(75)
 # A piece let go of that vanished as cargo fell waits at most this long past its landing time
-# for the ship to decide the falls and the mat to settle (detector_topple.cargo_step)
+# for the ship to decide the falls and the mat to settle (detector_vanished.cargo_step)
 _CARGO_WAIT_MS = const(3000)
 # At 10 SPS the HX711 shows a step in full only after three to four conversions: a piece
 # that toppled off within one of them shows as a rise of a part of its weight. The mat may

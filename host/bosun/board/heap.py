@@ -60,6 +60,7 @@ FIRMWARE_MODULES = (
     "shipsense.detector_measure",
     "shipsense.detector_commit",
     "shipsense.detector_topple",
+    "shipsense.detector_vanished",
     "shipsense.detector_rest",
     "shipsense.detector_stretch",
     "shipsense.detector_place",
