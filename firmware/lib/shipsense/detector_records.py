@@ -141,7 +141,7 @@ class PendingTouch:
         self.mat = False
         self.cargo_g = None
         # the items the cargo's falls named, once counted (a list); None again if cargo left
-        # the zone where the load vanished (detector_vanished.vanished_share)
+        # the zone where the load vanished alone (detector_vanished.vanished_share)
         self.cargo_items = None
         self.landed_g = 0.0
         self.leave_k = 0  # the sample the cargo began to leave at

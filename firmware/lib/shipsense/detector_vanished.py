@@ -191,7 +191,7 @@ def cargo_step(det, k, table_events, events):
     for event in events:
         if event["type"] == "fall":
             pending.cargo_g += event["grams"]
-            if pending.touch["zones"][0] in event["zones"]:
+            if event["zones"] == pending.touch["zones"]:
                 pending.cargo_items = None
             elif pending.cargo_items is not None and "items" in event:
                 pending.cargo_items.extend(event["items"])
@@ -212,9 +212,10 @@ def vanished_share(det, pending):
     piece's worth that the cargo does not weigh (the cargo bounced off or was caught: a
     barrel let go on quarter 4 toppled onto the mat, a chest from yard 10 struck it 0.2 s
     later and went over the edge). Where the mat began to change only when the cargo could
-    have reached it (not `mat`), all it holds only if the cargo left other zones than that
-    load's (a hand pressing on a zone sends its own cargo over) and it weighs none of the
-    cargo's pieces (one of them landed, the rest did not).
+    have reached it (not `mat`), all it holds only if no cargo left that load's zone alone (a
+    hand pressing on a zone sends its own cargo over; a fall that left it and others read it
+    as the toppled piece rang it) and it weighs none of the cargo's pieces (one of them
+    landed, the rest did not).
     With items, what it took beyond the cargo is that load only if it weighs a piece (the
     ship may have weighed the cargo light)."""
     grams = pending.landed_g - pending.cargo_g
