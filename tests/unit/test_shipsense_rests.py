@@ -10,6 +10,7 @@ guards what holding a short rest must not break.
 from __future__ import annotations
 
 import pytest
+from test_shipsense_detector import detect_excerpt, of_type
 from test_shipsense_signals import ShipSignal
 
 from bosun.sim.params import ITEM_GRAMS
@@ -338,3 +339,35 @@ def test_rr8_at_10_sps_in_hard_noise_the_lightest_pieces_are_still_placed_and_st
         for event in events:
             if event["type"] in ("place", "fall"):
                 assert event["grams"] == pytest.approx(ITEMS[piece], abs=1.0), seed
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "othership_1413_a_barrel_pressed_onto_yard_9_creeps_up_as_it_settles",
+        "othership_21_a_crate_pressed_onto_quarter_2_with_54_g_creeps_up_as_it_settles",
+    ],
+)
+def test_rr8_at_10_sps_a_piece_still_settling_after_a_firm_press_is_one_place(name):
+    # the second ship's seeds 1413 and 21 (10 SPS, mat): a barrel (a crate) pressed on with
+    # 55 g stood two samples at 80 % of its weight, then the zone crept up the rest over
+    # half a second, no hand near. It was placed twice: a bottle (a barrel) and a "rat" of
+    # 1.2-1.4 g, though what came on fits no piece and the whole fits the one let go (RR8)
+    events = detect_excerpt(name, 10, "mat")
+    truth = {"1413": (9, "barrel", 5.84), "21": (2, "crate", 7.97)}[name.split("_")[1]]
+    (place,) = of_type(events, "place")
+    assert (place["zone"], place["item"]) == truth[:2]
+    assert place["grams"] == pytest.approx(truth[2], abs=0.5)
+
+
+@pytest.mark.parametrize("item", ["barrel", "crate", "chest", "boat"])
+def test_rr8_at_10_sps_what_a_piece_adds_as_it_settles_after_a_short_rest_is_no_second_piece(
+    item,
+):
+    # the scenes of seeds 1413 and 21, drawn: 1.6 g of the piece comes on 0.4 s after the
+    # let-go, after the zone stood still two samples short of it; 1.6 g fits no piece
+    signal = ShipSignal(rate_hz=10, seconds=6.0, noise_g=0.1, seed=0, table="mat")
+    let_go = signal.place(9, ITEMS[item] - 1.6, 1000.0, press_g=50.0)
+    signal.step(8, 1.6, let_go + 400.0, 150.0)
+    places = [(e["zone"], e["item"]) for e in detect(signal) if e["type"] == "place"]
+    assert places == [(9, item)]
