@@ -23,14 +23,17 @@ def cargo_leaving(det, k, onset, events):
     if it still rings (or a few samples in, holds more than the rise could weigh: the
     landing's blow), what it takes beyond the cargo once the cargo fell and the mat settled
     is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
-    was none). Without a mat, a strike before the cargo could land may yet tell it
+    was none). So it is where the mat felt nothing yet but the piece may still be falling
+    (the rise's wait, `until_k`, not over): vanished_share then asks more of what the mat
+    holds. Without a mat, a strike before the cargo could land may yet tell it
     (piezo_may_tell). Else the touch stands."""
     pending = det.pending
     if pending is None or pending.cargo_g is not None:
         return  # a load that vanished as cargo left before counts this cargo too
     table = det.table_sense
     last = k - 1  # the table takes sample k after the ship
-    if mat_first(det, pending.onset_k, cargo_soonest(det, onset)):
+    mat = mat_first(det, pending.onset_k, cargo_soonest(det, onset))
+    if mat:
         n = last - table.onset_k + 1
         if n > det.mat_steady_n:
             n = det.mat_steady_n
@@ -40,8 +43,9 @@ def cargo_leaving(det, k, onset, events):
             if grams is not None and grams <= most:  # (heavier: the landing's blow)
                 topple.resolve_topple(det, grams, events)
                 return
+    if mat or (table.uses_mat and k <= pending.until_k):
         pending.owed = True
-        pending.mat = True
+        pending.mat = mat
         pending.leave_k = onset
         det.vanished = pending
         records.set_pending(det, None)
