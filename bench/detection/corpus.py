@@ -172,6 +172,7 @@ HELD_BACK_ROUNDS = {
     50: 51000,
     51: 50000,
     52: 49000,
+    53: 48000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
