@@ -78,3 +78,63 @@ def test_rr11_at_80_sps_a_hand_that_lifted_away_as_cargo_fell_places_nothing(
         ("fall", None, ["crate"]),
     ]
     assert [e["zones"] for e in of_type(events, "touch")] == [[8]]
+
+
+# the second ship's pieces as its tuning seeds calibrated them zone by zone (`--calibration
+# cell`: each zone's gain a little off, so the ship weighs cargo some per cent off the mat)
+KINDS = ("boat", "barrel", "bottle", "crate", "chest", "plank", "sailor", "rat")
+CELL_GRAMS = {
+    20: (12.32, 6.06, 4.27, 7.55, 9.14, 5.17, 3.48, 2.39),
+    1019: (12.06, 5.93, 4.18, 7.39, 8.95, 5.06, 3.4, 2.33),
+    1203: (12.4, 6.1, 4.3, 7.6, 9.2, 5.2, 3.5, 2.4),
+    1212: (12.21, 6.0, 4.23, 7.48, 9.06, 5.12, 3.45, 2.36),
+}
+CELL_ITEMS = {seed: dict(zip(KINDS, grams, strict=True)) for seed, grams in CELL_GRAMS.items()}
+
+
+@pytest.mark.parametrize(
+    ("name", "rate_hz", "table", "hand_zone"),
+    [
+        (
+            "othership_1019_cell_a_chest_weighed_as_a_boat_lands_after_a_hand_on_8",
+            10,
+            "both",
+            8,
+        ),
+        (
+            "othership_1212_cell_a_barrel_weighed_as_a_crate_lands_after_a_hand_on_9",
+            80,
+            "mat",
+            9,
+        ),
+        (
+            "othership_20_cell_a_sailor_lands_late_as_the_boat_on_10_is_caught",
+            80,
+            "both",
+            8,
+        ),
+    ],
+)
+def test_rr11_what_the_mat_took_after_a_toppled_piece_could_land_is_no_toppled_piece(
+    name, rate_hz, table, hand_zone
+):
+    # the second ship's seeds 1019, 1212 and 20 (cell calibration): a hand rose on a zone
+    # and went, nothing placed, and cargo from other zones fell as it went. The mat took
+    # the cargo, later than a piece toppling off the hand's zone could have landed; the ship
+    # weighed the cargo off (a chest as a boat, a barrel as a crate), so what the mat held
+    # fitted none of it, and all it held was placed on the hand's zone and fell from it
+    seed = int(name.split("_")[1])
+    events = detect_excerpt(name, rate_hz, table, CELL_ITEMS[seed])
+    assert [e for e in of_type(events, "fall") if e["zones"] == [hand_zone]] == []
+
+
+def test_rr11_a_mat_that_holds_what_the_cargos_pieces_weigh_took_the_cargo():
+    # the second ship's seed 1203 (10 SPS, mat, cell calibration): a hand pressed yard 10
+    # with 55 g and lifted; a crate from yard 9 and a plank from quarter 4 landed on the mat
+    # (12.3 g). The ship weighed them 14.3 g, named a barrel and a crate (13.7 g): the mat
+    # holds what those pieces weigh, and no boat toppled off yard 10
+    name = "othership_1203_cell_a_crate_and_a_plank_land_after_a_hand_on_10"
+    events = detect_excerpt(name, 10, "mat", CELL_ITEMS[1203])
+    assert [e for e in of_type(events, "place") if e["zone"] == 10] == []
+    falls = [e["zones"] for e in of_type(events, "fall")]
+    assert falls == [[4, 9]]

@@ -331,7 +331,7 @@ class Detector:
         if self.table_sense is not None:
             more = self.table_sense.step(k, t_ms, table_g, impact, self._fall_context())
             if self.vanished is not None and more:
-                detector_vanished.landed_meanwhile(self.vanished, more)
+                detector_vanished.landed_meanwhile(self, self.vanished, more)
             if self.pending is not None:
                 if self.pending.cargo_g is not None:  # it vanished as cargo fell
                     detector_vanished.cargo_step(self, k, more, events)

@@ -147,6 +147,10 @@ class PendingTouch:
         self.leave_k = 0  # the sample the cargo began to leave at
         self.owed = False
         self.heard_by = -1  # without a mat: the piezo must have been struck by this sample
+        # a piece that toppled off as the rise vanished is seen landing by this sample (once
+        # cargo began to leave) ...
+        self.fall_by_k = -1
+        self.first_land_k = -1  # ... and the mat's first landing since began at this one
 
 
 def touch_after_all(det, events):

@@ -44,6 +44,7 @@ def cargo_leaving(det, k, onset, events):
                 topple.resolve_topple(det, grams, events)
                 return
     if mat or (table.uses_mat and k <= pending.until_k):
+        pending.fall_by_k = pending.until_k
         pending.owed = True
         pending.mat = mat
         pending.leave_k = onset
@@ -147,10 +148,12 @@ def note_vanished(det, k, onset, zones):
             pending.heard_by = cargo_soonest(det, onset)  # not struck yet: it may be soon
     if table.landed_k >= det.onset_k:
         pending.landed_g = table.landed_g  # it may have landed before the cargo was seen
+        pending.first_land_k = table.landed_k
     pending.leave_k = onset
     # the mat felt it land if it began to change when a piece toppling off would reach it,
     # before the cargo could
     until = topple.left_zone(det, k, released) + det.table_fall_n
+    pending.fall_by_k = until
     soonest = cargo_soonest(det, onset)
     if soonest < until:
         until = soonest
@@ -158,11 +161,14 @@ def note_vanished(det, k, onset, zones):
     det.vanished = pending
 
 
-def landed_meanwhile(pending, table_events):
-    """Add what the mat's episodes that ended now weighed to `pending.landed_g`."""
+def landed_meanwhile(det, pending, table_events):
+    """Add what the mat's episodes that ended now weighed to `pending.landed_g` (and note
+    when the first began)."""
     for event in table_events:
         if event["type"] == "land" and event["grams"] and not event["bounced"]:
             pending.landed_g += event["grams"]
+            if pending.first_land_k < 0:
+                pending.first_land_k = det.table_sense.landed_k
 
 
 def cargo_fell(det, k, onset):
@@ -200,7 +206,7 @@ def cargo_step(det, k, table_events, events):
             elif pending.cargo_items is not None and "items" in event:
                 pending.cargo_items.extend(event["items"])
     if table_events:
-        landed_meanwhile(pending, table_events)
+        landed_meanwhile(det, pending, table_events)
         pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
     if det.state == records.LEAVING or table.active:
         if k > pending.until_k + det.cargo_wait_n:
@@ -218,8 +224,11 @@ def vanished_share(det, pending):
     later and went over the edge). Where the mat began to change only when the cargo could
     have reached it (not `mat`), all it holds only if no cargo left that load's zone alone (a
     hand pressing on a zone sends its own cargo over; a fall that left it and others read it
-    as the toppled piece rang it) and it weighs none of the cargo's pieces (one of them
-    landed, the rest did not).
+    as the toppled piece rang it); if the mat's first landing began by the time a piece
+    toppling off could be seen landing (`fall_by_k`, and the fast mean's lag that read the
+    load gone: later, the mat took the cargo); and if it weighs none of the cargo's pieces
+    (one of them landed, the rest did not), nor what they weigh together (the ship weighed
+    the cargo off: zone by zone calibration).
     With items, what it took beyond the cargo is that load only if it weighs a piece (the
     ship may have weighed the cargo light)."""
     grams = pending.landed_g - pending.cargo_g
@@ -240,7 +249,13 @@ def vanished_share(det, pending):
     if not pending.mat:
         if pending.cargo_items is None:
             return grams  # cargo left the zone where the load vanished
+        if 0 <= pending.fall_by_k < pending.first_land_k - det.fast_n:
+            return grams  # the mat took nothing as long as a toppled piece could land
+        named = 0.0
         for name in pending.cargo_items:
             if abs(landed - det.items[name]) <= error:
                 return grams
+            named += det.items[name]
+        if abs(landed - named) <= error:
+            return grams  # the cargo landed, weighed off by the ship: its pieces weigh it
     return landed
