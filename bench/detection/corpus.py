@@ -173,6 +173,7 @@ HELD_BACK_ROUNDS = {
     51: 50000,
     52: 49000,
     53: 48000,
+    54: 47000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
