@@ -2,11 +2,11 @@
 and landed with the cargo, or a hand that took its piece back as cargo went.
 
 The ship alone cannot tell them; the table can, once the cargo's falls are decided. A
-pending touch that cargo began to leave during (`cargo_leaving`), or a load that vanished in
-an episode where cargo began to leave (`note_vanished`), is kept in `det.vanished` until the
-cargo's fall is decided (`cargo_fell`), then waits as `det.pending` for the mat to settle
-(`cargo_step`): what the mat took beyond the cargo is that piece (`vanished_share`).
-The rise that vanished alone waits in detector_topple.
+pending touch during which cargo began to leave (`cargo_leaving`), or a load that vanished
+in an episode where cargo began to leave (`note_vanished`), is kept in `det.vanished` until
+the cargo's fall is decided (`cargo_fell`), then waits as `det.pending` for the mat to
+settle (`cargo_step`): what the mat took beyond the cargo is that piece (`vanished_share`).
+A rise that vanished with no cargo leaving waits in detector_topple.
 """
 
 from shipsense import detector_measure as measure
