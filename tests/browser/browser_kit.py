@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +16,7 @@ from conftest import REPO, require_executable
 from support.service import with_virtual_table
 
 ARTIFACTS = REPO / "test-artifacts" / "browser"
+PROXY_SCRIPT = REPO / "tests" / "support" / "dropping_proxy.py"
 # playwright cannot download its own browser here: it drives Debian's chromium
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -165,61 +166,52 @@ def wait_until(page, condition_js: str, timeout_ms: int = WAIT_MS) -> dict:
 
 class DroppingProxy:
     """A TCP proxy on loopback in front of the service whose connections can be cut: what a
-    phone sees when its WiFi drops (open streams die, new connections are refused)."""
+    phone sees when its WiFi drops (open streams die, new connections are refused). It runs
+    in a process of its own (tests/support/dropping_proxy.py), off the interpreter lock the
+    service's event loop needs in this one."""
 
     def __init__(self, upstream_port: int) -> None:
-        self.upstream_port = upstream_port
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.up = True
-        self._open: set[socket.socket] = set()
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._process = subprocess.Popen(
+            [sys.executable, str(PROXY_SCRIPT), str(upstream_port)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.port = int(self._answer("its port"))
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return  # closed
-            if not self.up:
-                client.close()
-                continue
-            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
-            with self._lock:
-                self._open.update((client, upstream))
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+    def _answer(self, what: str) -> str:
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline().strip()
+        if not line:
+            raise RuntimeError(f"the dropping proxy stopped before saying {what}")
+        return line
 
-    def _pump(self, source: socket.socket, target: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                target.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (source, target):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-                s.close()
-            with self._lock:
-                self._open.difference_update((source, target))
+    def _say(self, command: str) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(command + "\n")
+        self._process.stdin.flush()
+        answer = self._answer(f"{command} done")
+        if answer != "ok":
+            raise RuntimeError(f"the dropping proxy answered {answer!r} to {command}")
 
     def drop(self) -> None:
         """Cut every open connection and refuse new ones until `restore`."""
-        self.up = False
-        with self._lock:
-            for s in list(self._open):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
+        self._say("drop")
 
     def restore(self) -> None:
-        self.up = True
+        self._say("restore")
 
     def close(self) -> None:
-        self.drop()
-        self.server.close()
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            self._process.stdin.close()  # the end of its commands: it cuts all and stops
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
