@@ -19,7 +19,7 @@ def test_rr11_a_toppled_piece_is_placed_though_the_cargos_fall_reads_its_zone_to
     # onto the mat at once, and the boat on yard 9 went over and was caught. The boat's fall
     # read yards 9 and 10 (the bottle going rang yard 10). Cargo that left the zone where
     # the load vanished was taken for a hand's own cargo, which the mat may hold, so the
-    # bottle the mat held was never placed. Now only cargo from that zone alone is
+    # bottle the mat held was never placed. Now only a fall from that zone alone is so
     name = "othership_1217_a_bottle_topples_off_yard_10_onto_the_mat_as_the_boat_on_9_is_caught"
     events = detect_excerpt(name, 10, "both")
     places = [(e["zone"], e["item"]) for e in of_type(events, "place")]
@@ -118,11 +118,11 @@ CELL_ITEMS = {seed: dict(zip(KINDS, grams, strict=True)) for seed, grams in CELL
 def test_rr11_what_the_mat_took_after_a_toppled_piece_could_land_is_no_toppled_piece(
     name, rate_hz, table, hand_zone
 ):
-    # the second ship's seeds 1019, 1212 and 20 (cell calibration): a hand rose on a zone
-    # and went, nothing placed, and cargo from other zones fell as it went. The mat took
-    # the cargo, later than a piece toppling off the hand's zone could have landed; the ship
-    # weighed the cargo off (a chest as a boat, a barrel as a crate), so what the mat held
-    # fitted none of it, and all it held was placed on the hand's zone and fell from it
+    # the second ship's seeds 1019, 1212 and 20 (cell calibration): a hand's rise on a zone
+    # vanished, nothing toppling off it, and cargo from other zones fell meanwhile. The
+    # mat took the cargo, later than a piece toppling off that zone could have landed; the
+    # ship weighed the cargo off (a chest as a boat, a barrel as a crate), so what the mat
+    # held fitted none of it, and all it held was placed on that zone and fell from it
     seed = int(name.split("_")[1])
     events = detect_excerpt(name, rate_hz, table, CELL_ITEMS[seed])
     assert [e for e in of_type(events, "fall") if e["zones"] == [hand_zone]] == []
