@@ -31,6 +31,34 @@ def bottle_let_go_as_the_boat_falls(rate_hz: int, delay_ms: float, seed: int, ta
     return of_type(detect(signal, ITEMS), "place", "fall")[1:]  # after the boat's place
 
 
+def toppled_as_cargo_goes(
+    rate_hz: int, table: str, toppled: tuple, cargo: tuple, gap_ms: float, outcome: str
+) -> list[dict]:
+    """Cargo (`cargo`: zone, item) rests aboard; a hand presses a piece (`toppled`) onto its
+    zone and lets go, and the piece topples off at once onto the table; the cargo leaves
+    `gap_ms` after the let-go (`outcome`: landed, bounced, caught). Every place, fall and
+    touch."""
+    (zone, item), (cargo_zone, cargo_item) = toppled, cargo
+    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, seed=0, noise_g=0.1, table=table)
+    signal.place(cargo_zone, ITEMS[cargo_item], 500.0)
+    let_go = signal.place(zone, ITEMS[item], 3000.0, press_g=15.0)
+    signal.fall(zone, ITEMS[item], let_go + 20.0, slide_ms=60.0)
+    signal.fall(cargo_zone, ITEMS[cargo_item], let_go + gap_ms, outcome=outcome)
+    return of_type(detect(signal, ITEMS), "place", "fall", "touch")
+
+
+def assert_toppled_and_cargo_placed_and_fell(events: list[dict], toppled: tuple, cargo: tuple):
+    """The cargo placed, then the toppled piece; each fell on its own; no touch."""
+    (zone, item), (cargo_zone, cargo_item) = toppled, cargo
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (cargo_zone, cargo_item),
+        (zone, item),
+    ]
+    assert of_type(events, "touch") == []
+    falls = sorted((e["zones"], e["items"]) for e in of_type(events, "fall"))
+    assert falls == sorted([([zone], [item]), ([cargo_zone], [cargo_item])])
+
+
 @pytest.mark.parametrize(
     ("rate_hz", "delay_ms"), [(10, 150), (10, 250), (80, 120), (80, 150), (80, 200)]
 )
@@ -214,20 +242,8 @@ def test_rr11_the_mat_holding_only_a_toppled_piece_places_it_whatever_became_of_
     # the scenes of seeds 1023 and 1422, drawn: the piece let go of topples off at once onto
     # the mat, and cargo from another zone leaves `gap_ms` after the let-go and bounces off
     # or is caught. The mat holds the toppled piece, no piece of the cargo
-    (zone, item), (cargo_zone, cargo_item) = toppled, cargo
-    signal = ShipSignal(rate_hz=rate_hz, seconds=7.0, seed=0, noise_g=0.1, table="mat")
-    signal.place(cargo_zone, ITEMS[cargo_item], 500.0)
-    let_go = signal.place(zone, ITEMS[item], 3000.0, press_g=15.0)
-    signal.fall(zone, ITEMS[item], let_go + 20.0, slide_ms=60.0)
-    signal.fall(cargo_zone, ITEMS[cargo_item], let_go + gap_ms, outcome=outcome)
-    events = of_type(detect(signal, ITEMS), "place", "fall", "touch")
-    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
-        (cargo_zone, cargo_item),
-        (zone, item),
-    ]
-    assert of_type(events, "touch") == []
-    falls = sorted((e["zones"], e["items"]) for e in of_type(events, "fall"))
-    assert falls == sorted([([zone], [item]), ([cargo_zone], [cargo_item])])
+    events = toppled_as_cargo_goes(rate_hz, "mat", toppled, cargo, gap_ms, outcome)
+    assert_toppled_and_cargo_placed_and_fell(events, toppled, cargo)
 
 
 @pytest.mark.parametrize("rate_hz", [10, 80])

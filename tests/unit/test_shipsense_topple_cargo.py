@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import pytest
 from test_shipsense_detector import ITEMS, detect, detect_excerpt, of_type
+from test_shipsense_place_then_fall import (
+    assert_toppled_and_cargo_placed_and_fell,
+    toppled_as_cargo_goes,
+)
 from test_shipsense_signals import ShipSignal
 
 
@@ -42,20 +46,8 @@ def test_rr11_at_80_sps_a_toppled_piece_still_falling_as_cargo_leaves_is_what_th
     # let-go and is caught, before the bottle reaches the mat. The ship had ended its
     # episode, the rise waiting for the table; the cargo leaving before the mat felt
     # anything made it a touch, and the bottle the mat then weighed was never placed
-    (zone, item), (cargo_zone, cargo_item) = toppled, cargo
-    signal = ShipSignal(rate_hz=80, seconds=7.0, seed=0, noise_g=0.1, table=table)
-    signal.place(cargo_zone, ITEMS[cargo_item], 500.0)
-    let_go = signal.place(zone, ITEMS[item], 3000.0, press_g=15.0)
-    signal.fall(zone, ITEMS[item], let_go + 20.0, slide_ms=60.0)
-    signal.fall(cargo_zone, ITEMS[cargo_item], let_go + gap_ms, outcome="caught")
-    events = of_type(detect(signal, ITEMS), "place", "fall", "touch")
-    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
-        (cargo_zone, cargo_item),
-        (zone, item),
-    ]
-    assert of_type(events, "touch") == []
-    falls = sorted((e["zones"], e["items"]) for e in of_type(events, "fall"))
-    assert falls == sorted([([zone], [item]), ([cargo_zone], [cargo_item])])
+    events = toppled_as_cargo_goes(80, table, toppled, cargo, gap_ms, "caught")
+    assert_toppled_and_cargo_placed_and_fell(events, toppled, cargo)
 
 
 @pytest.mark.parametrize("table", ["mat", "both"])
