@@ -19,7 +19,8 @@ from shipsense.items import weighing_error_g
 def cargo_leaving(det, k, onset, events):
     """Cargo began to leave at sample `onset` while a rise that vanished waits for the table.
     A mat that began to change since the rise, and before the cargo, felt the toppled piece:
-    if it already holds a steady weight, that decides now (the cargo may land on it next);
+    if it already held a steady weight for a brief rest (not the few samples of its landing's
+    blow at 80 SPS), that decides now (the cargo may land on it next);
     if it still rings (or a few samples in, holds more than the rise could weigh: the
     landing's blow), what it takes beyond the cargo once the cargo fell and the mat settled
     is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
@@ -37,7 +38,7 @@ def cargo_leaving(det, k, onset, events):
         n = last - table.onset_k + 1
         if n > det.mat_steady_n:
             n = det.mat_steady_n
-        if n >= 2:
+        if n >= det.brief_rest_n:
             grams = table.resting_mean(last, n, det.floor_g)
             most = pending.peak_g * det.rise_seen_factor + det.leave_level
             if grams is not None and grams <= most:  # (heavier: the landing's blow)
