@@ -174,6 +174,7 @@ HELD_BACK_ROUNDS = {
     52: 49000,
     53: 48000,
     54: 47000,
+    55: 46000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
