@@ -135,14 +135,13 @@ def test_rr11_a_mat_that_holds_what_the_cargos_pieces_weigh_took_the_cargo():
 def test_rr11_at_80_sps_the_mats_blow_is_no_rest_to_weigh_a_toppled_piece_by():
     # the second ship's seed 1308 (80 SPS, mat): a rat pressed onto quarter 1 (which held
     # 11 g) with 29 g toppled off as it was let go and landed on the mat, which held 7.7 g;
-    # then the bottle on quarter 5 went over. As the bottle began to leave, the mat had felt
+    # then the bottle on yard 5 went over. As the bottle began to leave, the mat had felt
     # the rat for four samples, the blow of its landing (10-13 g above what it held), and
     # that was taken for a rest: a boat placed on quarter 1 and fallen. The mat's word now
     # waits for a brief rest's samples
-    name = "othership_1308_a_rat_topples_off_quarter_1_onto_the_mat_as_a_bottle_leaves_5"
+    name = "othership_1308_a_rat_topples_off_quarter_1_onto_the_mat_as_a_bottle_leaves_yard_5"
     events = detect_excerpt(name, 80, "mat")
-    on_1 = [(e["type"], e["item"]) for e in of_type(events, "place") if e["zone"] == 1]
-    assert on_1 == [("place", "rat")]
+    assert [e["item"] for e in of_type(events, "place") if e["zone"] == 1] == ["rat"]
     assert [e["items"] for e in of_type(events, "fall") if e["zones"] == [1]] == [["rat"]]
 
 
