@@ -440,3 +440,38 @@ def test_rr13_cargo_sliding_off_as_a_heavier_piece_is_let_go_on_it_is_what_moves
     (shift,) = of_type(events, "shift")
     assert (shift["from"], shift["to"], shift["item"]) == (10, 8, "rat")
     assert shift["grams"] == pytest.approx(2.34, abs=0.3)
+
+
+def test_rr13_a_piece_that_drops_onto_a_quarter_and_strikes_it_moved_there():
+    # issue 11 (the second ship's seed 6, 80 SPS, mat): a sailor dropped from yard 7 onto
+    # quarter 1 and struck it: 67 g for one sample, which the glitch filter took out, then
+    # -6 and -12 g as quarter 1 rang. That swing read as a second piece leaving: the sailor
+    # fell off yard 7 and was placed on quarter 1. A strike the filter took out is weight
+    # arriving, as a rise above the level would be
+    events = detect_excerpt(
+        "othership_6_a_sailor_drops_from_yard_7_and_strikes_quarter_1", 80, "mat"
+    )
+    assert of_type(events, "fall") == []
+    assert [(e["zone"], e["item"]) for e in of_type(events, "place")] == [
+        (7, "sailor"),
+        (3, "chest"),
+    ]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (7, 1, "sailor")
+
+
+@pytest.mark.parametrize("ring_g", [10.0, 15.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rr13_at_80_sps_a_bottle_that_strikes_the_quarter_it_drops_onto_moved_there(seed, ring_g):
+    # drawn: a bottle drops from yard 5 onto quarter 1, strikes it (60 g for one sample) and
+    # the quarter rings `ring_g` below its load first. Read as a fall and a place, before
+    signal = ShipSignal(rate_hz=80, seconds=6.0, seed=seed, noise_g=0.1, table="mat")
+    signal.place(5, ITEMS["bottle"], 500.0)
+    land = signal.shift(5, 1, ITEMS["bottle"], 3000.0) + 240.0
+    signal.glitch(1, 60.0, land)
+    signal.ring(0, -ring_g, land + 12.5, hz=20.0, tau_ms=40.0)
+    events = detect(signal, ITEMS)
+    assert of_type(events, "fall") == []
+    assert [e["zone"] for e in of_type(events, "place")] == [5]
+    (shift,) = of_type(events, "shift")
+    assert (shift["from"], shift["to"], shift["item"]) == (5, 1, "bottle")

@@ -189,6 +189,7 @@ class Detector:
         self.base_n = self.warmup_n  # samples behind the level places are weighed from
         self.trigger_run = 0
         self.last_fall_k = -(10**9)
+        self.spike_k = -(10**9)  # the latest sample the glitch filter took a rise out of
         self.last_place = None  # the latest place (a LastPlace), with items
         self.leave_level = tuning.LEAVE_MIN_G
         self.pending = None  # a touch waiting for the table's word (a PendingTouch: a topple?)
@@ -301,7 +302,10 @@ class Detector:
                 med = b
             else:
                 med = c
-            if b - med > limit or med - b > limit:
+            if b - med > limit:
+                b = med
+                self.spike_k = k - 1  # a rise taken out: perhaps a piece striking the zone
+            elif med - b > limit:
                 b = med
             y[i] = b
             total += b

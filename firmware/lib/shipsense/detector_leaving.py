@@ -93,13 +93,14 @@ def tipped_then_left(det, k, first, split):
 
 
 def rose_above(det, k):
-    """True if the total stood above the level the ship had before anything left, within
-    the drop now seen at `k` or just before it: weight arrived (a piece that moved strikes
-    its new zone, and rings; or a hand), so what falls now is that ringing, not cargo."""
-    h = det.history_n
+    """True if weight arrived within the drop now seen at `k` or just before it (the total
+    above the level before anything left, or at 80 SPS a one-sample strike that the glitch
+    filter took out of a zone): a moved piece striking its new zone rings (or a hand)."""
     top = det.base + det.leave_level
-    ring = det.fast_ring
-    return any(ring[(k - j) % h] > top for j in range(det.progress_n + det.pause_n + 1))
+    back = det.progress_n + det.pause_n
+    if k - det.spike_k <= back and not det.short_rest_n:  # (10 SPS averages a strike away)
+        return True
+    return any(det.fast_ring[(k - j) % det.history_n] > top for j in range(back + 1))
 
 
 def step(det, events, k, d, sigma_fast):
