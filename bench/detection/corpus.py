@@ -175,6 +175,7 @@ HELD_BACK_ROUNDS = {
     53: 48000,
     54: 47000,
     55: 46000,
+    56: 45000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
