@@ -464,7 +464,8 @@ def test_rr13_a_piece_that_drops_onto_a_quarter_and_strikes_it_moved_there():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_rr13_at_80_sps_a_bottle_that_strikes_the_quarter_it_drops_onto_moved_there(seed, ring_g):
     # drawn: a bottle drops from yard 5 onto quarter 1, strikes it (60 g for one sample) and
-    # the quarter rings `ring_g` below its load first. Read as a fall and a place, before
+    # the quarter rings `ring_g` below its load first. Before, 4 of these 6 read as a fall
+    # from yard 5 and a place on quarter 1
     signal = ShipSignal(rate_hz=80, seconds=6.0, seed=seed, noise_g=0.1, table="mat")
     signal.place(5, ITEMS["bottle"], 500.0)
     land = signal.shift(5, 1, ITEMS["bottle"], 3000.0) + 240.0
