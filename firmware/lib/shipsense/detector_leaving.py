@@ -94,11 +94,11 @@ def tipped_then_left(det, k, first, split):
 
 def rose_above(det, k):
     """True if weight arrived within the drop now seen at `k` or just before it (the total
-    above the level before anything left, or at 80 SPS a one-sample strike that the glitch
-    filter took out of a zone): a moved piece striking its new zone rings (or a hand)."""
+    above the level before anything left, or, where a rise that brief shows, a strike the
+    glitch filter took out of a zone): a moved piece striking its new zone rings (or a hand)."""
     top = det.base + det.leave_level
     back = det.progress_n + det.pause_n
-    if k - det.spike_k <= back and not det.short_rest_n:  # (10 SPS averages a strike away)
+    if det.rise_weighs and k - det.spike_k <= back:  # (10 SPS averages a strike away)
         return True
     return any(det.fast_ring[(k - j) % det.history_n] > top for j in range(back + 1))
 

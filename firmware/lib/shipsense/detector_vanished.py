@@ -19,15 +19,15 @@ from shipsense.items import weighing_error_g
 def cargo_leaving(det, k, onset, events):
     """Cargo began to leave at sample `onset` while a rise that vanished waits for the table.
     A mat that began to change since the rise, and before the cargo, felt the toppled piece:
-    if it already held a steady weight for a brief rest (not the few samples of its landing's
-    blow at 80 SPS), that decides now (the cargo may land on it next);
-    if it still rings (or a few samples in, holds more than the rise could weigh: the
-    landing's blow), what it takes beyond the cargo once the cargo fell and the mat settled
-    is that piece (kept in `det.vanished` as note_vanished keeps one; the touch is sent if it
-    was none). So it is where the mat felt nothing yet but the piece may still be falling
-    (the rise's wait, `until_k`, not over): vanished_share then asks more of what the mat
-    holds. Without a mat, a strike before the cargo could land may yet tell it
-    (piezo_may_tell). Else the touch stands."""
+    if it already held a steady weight for a brief rest, that decides now (the cargo may land
+    on it next); if it still rings, has not rested that long (at 80 SPS the landing's blow
+    lasts a few samples) or holds more than the rise could weigh (the blow), what it takes
+    beyond the cargo once the cargo fell and the mat settled is that piece (kept in
+    `det.vanished` as note_vanished keeps one; the touch is sent if it was none). So it is
+    where the mat felt nothing yet but the piece may still be falling (the rise's wait,
+    `until_k`, not over): vanished_share then asks more of what the mat holds. Without a
+    mat, a strike before the cargo could land may yet tell it (piezo_may_tell). Else the
+    touch stands."""
     pending = det.pending
     if pending is None or pending.cargo_g is not None:
         return  # a load that vanished as cargo left before counts this cargo too
