@@ -339,6 +339,37 @@ def test_rr11_a_piece_that_stood_a_moment_and_went_over_is_weighed_by_its_brief_
     assert place["grams"] == pytest.approx(9.244, rel=0.12)
 
 
+@pytest.mark.parametrize(
+    ("name", "zone", "grams"),
+    [
+        # a boat pressed onto yard 7 with 23 g: once the hand let go, the total passed
+        # 12.5-11.3 g above the ship for 50 ms, still easing from the press, and the boat
+        # tipped off
+        (
+            "othership_1015_a_boat_stands_an_instant_on_yard_7_then_topples_onto_a_piezo_table",
+            7,
+            11.431,
+        ),
+        # a boat pressed onto yard 6 with 52 g rang about its weight for 150 ms, then went
+        ("othership_13_a_boat_rings_a_moment_on_yard_6_then_topples_onto_a_piezo_table", 6, 13.283),
+    ],
+    ids=["stands an instant", "rings"],
+)
+def test_rr11_a_piece_that_rang_or_stood_an_instant_and_went_over_is_weighed_by_that_level(
+    name, zone, grams
+):
+    # the second ship's seeds 1015 and 13, 80 SPS, a piezo alone; the piezo heard each boat
+    # land. Neither held a level still for 75 ms (within 10 % of it), so neither had a brief
+    # rest, and the rise (hand and boat) weighs no piece: a touch, marked toppled. The level
+    # it held within 40 % for as long, not a ramp down, weighs it (the ramp's guard:
+    # test_shipsense_detector's pressed topple the table only heard)
+    events = detect_excerpt(name, 80, "piezo")
+    assert of_type(events, "touch") == []
+    assert_placed_and_fell(events, zone, "boat")
+    (place,) = of_type(events, "place")
+    assert place["grams"] == pytest.approx(grams, rel=0.12)
+
+
 def test_rr11_a_piece_that_stood_a_moment_and_bounced_off_the_mat_is_weighed_by_its_rest():
     # the second ship's seed 900, 80 SPS, a mat: a boat pressed onto quarter 5 held its weight
     # a moment after the hand let go, went over, struck the mat and bounced off it. The mat

@@ -356,37 +356,45 @@ def what_moved(det, grams, gained, source, source_change):
 def brief_rest(det, released, peak_g):
     """The level the total held a moment after the hand let go at sample `released`, before
     the load first went back down (a chest let go on yard 8 stood 0.18 s at 8.8 g, then
-    fell): the highest level a few samples held still (BRIEF_REST_MS; two at 10 SPS) at a
-    piece's worth no heavier than the rise, or 0.0 (a piece tipping off unloads as it goes,
-    and may seem to stand lower a moment). The table heard it land; no mat weighed it (a
-    piezo alone, or it bounced off the mat)."""
+    fell): the highest level a few samples held still (BRIEF_REST_MS; two at 10 SPS), else
+    held as a piece that rang or stood an instant holds it (UNSTEADY_REST_FRACTION; not a
+    ramp down: the let-go running into the tipping off), at a piece's worth no heavier than
+    the rise; or 0.0 (a piece tipping off unloads as it goes, and may seem to stand lower a
+    moment). The table heard it land; no mat weighed it (a piezo, or it bounced off the mat)."""
     h = det.history_n
     ring = det.total_ring
     m = det.brief_rest_n
+    half = m // 2
     k = det.k
-    if released < k - h + 1:
-        released = k - h + 1
+    released = max(released, k - h + 1)
     tol = tuning.BRIEF_REST_SIGMAS * det.sigma_total()
     best = 0.0
     gone = reached(det, k, released, det.floor_g)  # where the load first went
-    j = released + 1
-    while j + m <= gone:
-        low = high = ring[j % h]
-        total = 0.0
-        for i in range(j, j + m):
-            v = ring[i % h]
-            total += v
-            if v < low:
-                low = v
-            elif v > high:
-                high = v
-        level = total / m - det.base
-        if (
-            best < level <= peak_g
-            and level >= det.floor_g
-            and high - low <= tol + tuning.BRIEF_REST_FRACTION * level
-            and (not det.items or fit_errors(level, det.items) <= tuning.FRESH_FIT_ERRORS)
-        ):
-            best = level
-        j += 1
+    for share in (tuning.BRIEF_REST_FRACTION, tuning.UNSTEADY_REST_FRACTION):
+        j = released + 1
+        while j + m <= gone:
+            low = high = ring[j % h]
+            total = first = 0.0
+            for i in range(j, j + m):
+                v = ring[i % h]
+                total += v
+                if i < j + half:
+                    first = total
+                if v < low:
+                    low = v
+                elif v > high:
+                    high = v
+            level = total / m - det.base
+            drift = abs(first / half - (total - first) / (m - half))  # a ramp's, not a ring's
+            if (
+                best < level <= peak_g
+                and level >= det.floor_g
+                and high - low <= tol + share * level
+                and drift <= tol + tuning.BRIEF_REST_FRACTION * level
+                and (not det.items or fit_errors(level, det.items) <= tuning.FRESH_FIT_ERRORS)
+            ):
+                best = level
+            j += 1
+        if best:
+            break
     return best

@@ -288,7 +288,10 @@ TABLE_FALL_MS = const(284)
 _TOPPLE_SOONEST_MS = const(80)
 _BRIEF_REST_MS = const(75)  # a piece that stood a moment after the let-go held its level
 BRIEF_REST_SIGMAS = const(3.0)  # ... within this many of the total's noise ...
-BRIEF_REST_FRACTION = const(0.1)  # ... and this share of the level
+BRIEF_REST_FRACTION = const(0.1)  # ... and this share of the level; failing that, a piece
+# that rang as it stood, or stood only an instant between the let-go and its tipping off,
+# held its level within this share (the second ship's 80 SPS topples onto a piezo table)
+UNSTEADY_REST_FRACTION = const(0.4)
 _LET_GO_SEEN_SAMPLES = const(2)
 # The mat holds a toppled piece once its level has stood still this long off its base (the
 # landing's ringing gone: a knock's ripple never stands still off the base); its own verdict
