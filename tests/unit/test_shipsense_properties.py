@@ -2,7 +2,8 @@
 cargo falling or moving, a ringing mat and a touch do together, at either rate and on every
 table, the detector keeps going and every event it sends is one the host takes (the
 `ship/event` contract, ../shared/DESIGN.md), decided no sooner than it happened and sent in
-the order it was decided."""
+the order it was decided, and a `shift` is a move a piece can make (RR13: down a yard's side,
+or on the deck to a quarter beside it), even where the drawn weight went elsewhere."""
 
 from __future__ import annotations
 
@@ -13,9 +14,14 @@ from test_shipsense_signals import MAT, ShipSignal
 from bosun.sim.params import ITEM_GRAMS
 from shipsense import protocol
 from shipsense.detector import Detector
+from shipsense.geometry import BELOW, HULL_ZONES, NEIGHBOURS
 from shipsense.ship_messages import check_event
 
 PIECES = sorted(ITEM_GRAMS.items())
+# every (from, to) a piece can move by without leaving the ship
+MOVES = {(a, b) for a, below in BELOW.items() for b in below} | {
+    pair for a, b in NEIGHBOURS if a in HULL_ZONES and b in HULL_ZONES for pair in ((a, b), (b, a))
+}
 OUTCOMES = st.sampled_from(["landed", "caught", "bounced"])
 
 
@@ -81,3 +87,5 @@ def test_every_event_is_one_the_host_takes_decided_after_it_happened_and_in_orde
             assert event["t_ms"] <= event["decided_ms"] <= t_ms, event
             assert event["decided_ms"] >= last_decided, event
             last_decided = event["decided_ms"]
+            if event["type"] == "shift":
+                assert (event["from"], event["to"]) in MOVES, event

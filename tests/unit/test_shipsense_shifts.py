@@ -113,6 +113,20 @@ def test_the_moves_a_piece_can_make_aboard_are_the_ships_geometry():
             assert can_move(detector, source - 1, target - 1) == allowed, (source, target)
 
 
+def test_rr13_weight_that_settled_up_a_yard_is_no_shift_where_no_piece_can_go():
+    # the second ship's seed 902, 80 SPS, both sensors: the chest on yard 8 fell (the mat
+    # weighed it) as a crate was set down on yard 10. The ship read weight leaving yard 8 and
+    # coming back on yard 10, and sent a shift of 8 g from yard 8 up to yard 10: no piece
+    # drops upwards. A move that best explains how the zones settled but is none a piece can
+    # make is the weight coming back where it was: a `stay`. (The chest's fall and the
+    # crate's place are missed either way.)
+    events = detect_excerpt(
+        "othership_902_a_chest_falls_from_yard_8_as_a_crate_is_set_on_yard_10", 80, "both"
+    )
+    assert of_type(events, "shift") == []
+    assert [round(e["t_ms"]) for e in of_type(events, "stay")][:1] == [122533]
+
+
 @pytest.mark.parametrize("rate_hz", [10, 80])
 def test_a_shifted_piece_keeps_the_weight_it_was_weighed_with_when_placed(rate_hz):
     # zoo `rough` (20408-80sps-rough-both at 63575): pieces scatter +-10 % about their kind's

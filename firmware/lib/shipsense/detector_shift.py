@@ -191,7 +191,10 @@ def moved_between(det, left, end_k, w):
             moved, fit = det.sway.transfer(projected, s, t)
             if moved > 0.0 and fit > best:
                 source, target, grams, best = s, t, moved, fit
-    if target < 0:  # nothing moved anywhere: weight came back where it was
+    if target < 0 or not can_move(det, source, target):
+        # nothing moved anywhere, or best as no piece can move (up a yard, across the deck's
+        # diagonal, from the deck to a yard): the weight came back where it was, the ship's
+        # ringing or crosstalk spread it
         return source, 0 if source else 1, 0.0
     # each zone on its own: reads short of a move along a sway mode (fore-aft on the deck),
     # the pair reads short when the rest of the ship still rings, and on cells whose gains
