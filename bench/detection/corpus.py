@@ -177,6 +177,7 @@ HELD_BACK_ROUNDS = {
     55: 46000,
     56: 45000,
     57: 44000,
+    58: 43000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
