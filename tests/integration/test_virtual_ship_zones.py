@@ -8,8 +8,8 @@ import pytest
 from support.service import service_options, with_virtual_table
 
 PLAYERS = ("ann", "bob", "cy")
-# the boat is knocked off this long after it came to rest: the detector has told its place
-# by then, and the shift is told well inside the 3 s settle window that place opened
+# the boat is knocked off this long after it came to rest (ship time), so that the shift is
+# told well inside the 3 s settle window its place opened
 KNOCK_AFTER_REST_MS = 800
 
 

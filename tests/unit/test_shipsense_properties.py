@@ -2,8 +2,9 @@
 cargo falling or moving, a ringing mat and a touch do together, at either rate and on every
 table, the detector keeps going and every event it sends is one the host takes (the
 `ship/event` contract, ../shared/DESIGN.md), decided no sooner than it happened and sent in
-the order it was decided, and a `shift` is a move a piece can make (RR13: down a yard's side,
-or on the deck to a quarter beside it), even where the drawn weight went elsewhere."""
+the order it was decided, and a `shift` is a move a piece can make (geometry.py: down its
+yard's side, or on the deck to a quarter beside it), even where the drawn weight went
+elsewhere (RR13)."""
 
 from __future__ import annotations
 

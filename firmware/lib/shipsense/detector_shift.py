@@ -192,9 +192,9 @@ def moved_between(det, left, end_k, w):
             if moved > 0.0 and fit > best:
                 source, target, grams, best = s, t, moved, fit
     if target < 0 or not can_move(det, source, target):
-        # nothing moved anywhere, or best as no piece can move (up a yard, across the deck's
-        # diagonal, from the deck to a yard): the weight came back where it was, the ship's
-        # ringing or crosstalk spread it
+        # nothing moved anywhere, or the best move is one no piece can make (up a yard, across
+        # the deck's diagonal, from the deck to a yard): the weight came back where it was,
+        # spread by the ship's ringing or crosstalk
         return source, 0 if source else 1, 0.0
     # each zone on its own: reads short of a move along a sway mode (fore-aft on the deck),
     # the pair reads short when the rest of the ship still rings, and on cells whose gains
