@@ -368,33 +368,31 @@ def brief_rest(det, released, peak_g):
     k = det.k
     released = max(released, k - h + 1)
     tol = tuning.BRIEF_REST_SIGMAS * det.sigma_total()
-    best = 0.0
+    still = unsteady = 0.0  # the highest level held still, and held as an unsteady piece holds
     gone = reached(det, k, released, det.floor_g)  # where the load first went
-    for share in (tuning.BRIEF_REST_FRACTION, tuning.UNSTEADY_REST_FRACTION):
-        j = released + 1
-        while j + m <= gone:
-            low = high = ring[j % h]
-            total = first = 0.0
-            for i in range(j, j + m):
-                v = ring[i % h]
-                total += v
-                if i < j + half:
-                    first = total
-                if v < low:
-                    low = v
-                elif v > high:
-                    high = v
-            level = total / m - det.base
+    for j in range(released + 1, gone - m + 1):
+        low = high = ring[j % h]
+        total = first = 0.0
+        for i in range(j, j + m):
+            v = ring[i % h]
+            total += v
+            if i < j + half:
+                first = total
+            if v < low:
+                low = v
+            elif v > high:
+                high = v
+        level = total / m - det.base
+        if level > peak_g or level < det.floor_g:
+            continue
+        if det.items and fit_errors(level, det.items) > tuning.FRESH_FIT_ERRORS:
+            continue
+        steady = tol + tuning.BRIEF_REST_FRACTION * level
+        if high - low <= steady:  # (its halves then agree too)
+            if level > still:
+                still = level
+        elif high - low <= tol + tuning.UNSTEADY_REST_FRACTION * level:
             drift = abs(first / half - (total - first) / (m - half))  # a ramp's, not a ring's
-            if (
-                best < level <= peak_g
-                and level >= det.floor_g
-                and high - low <= tol + share * level
-                and drift <= tol + tuning.BRIEF_REST_FRACTION * level
-                and (not det.items or fit_errors(level, det.items) <= tuning.FRESH_FIT_ERRORS)
-            ):
-                best = level
-            j += 1
-        if best:
-            break
-    return best
+            if drift <= steady and level > unsteady:
+                unsteady = level
+    return still if still else unsteady
