@@ -141,6 +141,26 @@ def test_micropython_and_cpython_agree_on_a_recorded_deck_fall_before_a_load_els
     assert [e["type"] for e in events if e["t_ms"] >= 207000] == ["leaving", "fall", "place"]
 
 
+def test_micropython_and_cpython_agree_on_a_topple_that_rings_the_mat_hard(micropython, tmp_path):
+    """The second ship's crate that toppled off quarter 1 and rang the mat 120 g each way
+    (tests/unit/test_shipsense_place_then_fall.py): weighed through the ring, in single
+    precision too, before the mat stops ringing."""
+    trace = RECORDED / "othership_0_a_crate_topples_off_quarter_1_and_rings_the_mat_hard.csv"
+    items = tmp_path / "items.json"
+    seeds = json.loads((RECORDED / "othership_items.json").read_text())
+    items.write_text(json.dumps(seeds["0"]))
+    printed = detected_alike(micropython, trace, items)
+    events = [json.loads(line) for line in printed.splitlines()]
+    place, fall = [e for e in events if e["type"] in ("place", "fall", "touch")]
+    assert (place["type"], place["item"], fall["type"], fall["items"]) == (
+        "place",
+        "crate",
+        "fall",
+        ["crate"],
+    )
+    assert fall["decided_ms"] - fall["t_ms"] < 800
+
+
 @pytest.mark.parametrize(
     "row, words",
     [

@@ -403,6 +403,21 @@ def test_rr11_a_toppled_piece_is_weighed_once_the_mat_stops_ringing_as_after_a_f
     assert land["grams"] == pytest.approx(8.463, rel=0.12)
 
 
+def test_rr11_a_toppled_piece_that_rings_the_mat_hard_is_weighed_through_the_ring():
+    # the second ship's seed 0, 80 SPS, a mat: a crate (7.8 g) pressed onto quarter 1
+    # toppled off 30 ms after the let-go. The mat swung from +118 g to -74 g and back at
+    # about 18 Hz and rang for half a second; the topple waited for it to swing within half
+    # its level, and was decided 950 ms after the let-go. Its mean over a fifth of a second
+    # stopped moving with the ring's phase 240 ms sooner (table.ringing_mean)
+    events = detect_excerpt(
+        "othership_0_a_crate_topples_off_quarter_1_and_rings_the_mat_hard", 80, "mat"
+    )
+    assert of_type(events, "touch") == []
+    assert_placed_and_fell(events, 1, "crate", 7.8)
+    (fall,) = of_type(events, "fall")
+    assert fall["decided_ms"] - fall["t_ms"] < 800
+
+
 def test_rr13_cargo_that_falls_where_a_piece_was_just_placed_is_no_hand_when_it_lands():
     # the second ship's seed 5, 10 SPS, both sensors: a crate pressed onto quarter 1 with
     # 42 g, beside a barrel; 1.7 s after the let-go the barrel fell onto the mat (5.8 g)

@@ -104,6 +104,42 @@ def test_a_piece_ringing_the_mat_about_its_weight_is_weighed_before_the_mat_hold
     assert abs(grams - 7.8) < 0.8
 
 
+def test_a_piece_ringing_the_mat_hard_is_weighed_once_the_rings_phase_no_longer_moves_its_mean():
+    # the second ship's mat: a piece toppled onto it swung it 50-120 g each way at 10-18 Hz,
+    # dying away over half a second; the mean of a fifth of a second of it depends on where
+    # in the ring the window falls until the ring has nearly gone
+    def ringing(t, grams=9.0, swing_g=100.0):
+        if t < 1000:
+            return 0.0
+        dt = (t - 1000) / 1000
+        return grams + swing_g * math.exp(-dt / 0.25) * math.sin(2 * math.pi * 10 * dt)
+
+    ringing_at = steady_at = None
+    for until in range(1100, 2600, 25):
+        sense, k = mat_after(ringing, until)
+        if ringing_at is None and sense.ringing_mean(k, 16, 1.3) is not None:
+            ringing_at, grams = until, sense.ringing_mean(k, 16, 1.3)
+        if steady_at is None and sense.steady_mean(k, 6, 1.3) is not None:
+            steady_at = until
+    assert ringing_at is not None and steady_at is not None and ringing_at < steady_at - 300
+    assert abs(grams - 9.0) < 0.9
+
+    # nothing rests: a knock's ripple rings about the base; a level still climbing is not
+    # one yet, nor is one that a piece hopped off a moment ago
+    def ripple(t):
+        return ringing(t, grams=0.0, swing_g=60.0)
+
+    def rising(t):
+        return 0.0 if t < 1000 else min(9.0, (t - 1000) * 0.01)
+
+    def hopped(t):
+        return 0.0 if t < 1000 or 1200 <= t < 1250 else 9.0
+
+    for mat, until in ((ripple, 1600), (ripple, 2400), (rising, 1600), (hopped, 1350)):
+        sense, k = mat_after(mat, until)
+        assert sense.ringing_mean(k, 16, 1.3) is None, (mat.__name__, until)
+
+
 @pytest.mark.parametrize(
     ("late_ms", "one_landing"), [(350.0, True), (450.0, True), (1500.0, False)]
 )

@@ -22,10 +22,10 @@ def pending_step(det, k, table_events, events):
     """One sample with a touch pending: the touch stands if the table felt nothing by the
     time a toppled piece would have reached it; once the mat felt something, its verdict
     decides: its own when it comes, or sooner a still weight it already holds (a knock's
-    ripple never holds still off its base), or, struck in time and still again with nothing
-    on it, the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight);
-    so it does at the end where the mat was busy before the rise vanished (it cannot be said
-    to begin then)."""
+    ripple never holds still off its base) or one it rings about steadily however hard, or,
+    struck in time and still again with nothing on it, the rise's weight. Without a mat, a
+    piezo hit in time decides (the rise's weight); so it does at the end where the mat was
+    busy before the rise vanished (it cannot be said to begin then)."""
     pending = det.pending
     table = det.table_sense
     if not pending.mat and (
@@ -54,6 +54,11 @@ def pending_step(det, k, table_events, events):
         if k - table.onset_k >= det.mat_steady_n:
             # a piece ringing the mat about its weight is weighed before the mat holds still
             steady = table.steady_mean(k, det.mat_steady_n, det.floor_g)
+            if steady is not None:
+                resolve_topple(det, steady, events)
+                return
+        if det.mat_ring_n and k - table.onset_k >= det.mat_ring_n:
+            steady = table.ringing_mean(k, det.mat_ring_n, det.floor_g)
             if steady is not None:
                 resolve_topple(det, steady, events)
                 return

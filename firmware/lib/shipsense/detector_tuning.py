@@ -55,8 +55,7 @@ TRIGGER_SIGMAS = const(5.0)
 # that. Else the zero-tracking followed the loss down, and the fall came over a second late
 # (zoo-rough-2 30410).
 _SLOW_MS = const(500)
-# an episode began where the total first strayed this share of the trigger
-ONSET_FRACTION = const(0.4)
+ONSET_FRACTION = const(0.4)  # episodes begin where the total first strays this share of the trigger
 FAULT_LIMIT_G = const(5000.0)  # a zone beyond this is a broken channel
 INPUT_LIMIT_G = const(1.0e6)
 _MAX_EPISODE_MS = const(30000)  # a disturbance this long is given up: the levels are re-learned
@@ -83,10 +82,8 @@ RELEASE_FRACTION = const(0.2)  # ... this fraction of the peak (a pressing hand 
 TREMOR_FRACTION = const(0.1)  # a rise from a still stretch with no release seen must beat this
 SETTLE_BAND_MIN_G = const(0.3)
 SETTLE_SIGMAS = const(4.0)
-# the older and newer half of the span may differ by this much of the band
-TREND_FRACTION = const(0.6)
-# a load rocking about a steady level swings this share of it at most (detector_episode)
-ROCK_SWING = const(0.15)
+TREND_FRACTION = const(0.6)  # the span's older and newer halves may differ by this much of the band
+ROCK_SWING = const(0.15)  # a load rocking about a steady level swings this share of it at most
 ROCK_LET_GO_SWING = const(0.6)  # ... or this, let go of a window ago and fitting a piece well
 # a placed piece is weighed over at least this (and 5 samples) ...
 _PLACE_MIN_WINDOW_MS = const(100)
@@ -125,8 +122,7 @@ _SUB_FLOOR_REST_MS = const(300)
 NEW_ZERO_SE = const(4.0)
 _PLATEAU_MERGE_MS = const(150)  # a still stretch may pause this long and go on at the same level
 PLATEAU_MERGE_G = const(0.4)
-# a plateau this long after the release can be weighed if a fall follows
-_COMMIT_MIN_MS = const(100)
+_COMMIT_MIN_MS = const(100)  # a plateau this long after the release is weighed if a fall follows
 _CASCADE_MIN_MS = const(50)  # ... or this long, if weight then leaves other zones
 # A still stretch after the release that stands above where the load first settled is not
 # the piece: a hand brushed it (or more came on). Judged from this long after the release ...
@@ -301,6 +297,9 @@ _MAT_STILL_MS = const(60)
 # .pending_step, table.steady_mean): a crate off the top yard rings the mat 6-9 g for about
 # 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
 _MAT_STEADY_MS = const(75)
+# ... or, ringing harder (the second ship's: 50-120 g each way at 10-18 Hz), once its mean over
+# this window stops moving with the ring's phase (table.ringing_mean); 10 SPS's HX711 averages it
+_MAT_RING_MS = const(200)
 # A piece let go of that vanished as cargo fell waits at most this long past its landing time
 # for the ship to decide the falls and the mat to settle (detector_vanished.cargo_step)
 _CARGO_WAIT_MS = const(3000)
@@ -430,6 +429,7 @@ def windows(det):
     det.table_fall_n = ns(TABLE_FALL_MS + _LANDING_SEEN_MS) + slow_n  # the mat is an HX711 too
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
     det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
+    det.mat_ring_n = 2 * (ns(_MAT_RING_MS) // 2) if rate_hz >= _SLOW_RATE_HZ else 0
     det.cargo_wait_n = ns(_CARGO_WAIT_MS)
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
     det.brief_rest_n = max(2, ns(_BRIEF_REST_MS))
