@@ -178,6 +178,7 @@ HELD_BACK_ROUNDS = {
     56: 45000,
     57: 44000,
     58: 43000,
+    59: 42000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
