@@ -418,6 +418,24 @@ def test_rr11_a_toppled_piece_that_rings_the_mat_hard_is_weighed_through_the_rin
     assert fall["decided_ms"] - fall["t_ms"] < 800
 
 
+def test_rr11_a_piece_that_bounces_off_a_mat_ringing_hard_is_weighed_by_the_rise_sooner():
+    # the second ship's seed 906, 80 SPS, a mat: a chest was let go on yard 9 as the chest
+    # already there tipped off; it struck the mat, swung it 250 g each way at 15 Hz and
+    # bounced off. Nothing stays on the mat, so the rise weighs the topple, once the mat is
+    # known to hold nothing: it rang about its base, steadily, 300 ms before it held still
+    events = detect_excerpt(
+        "othership_906_a_chest_falls_off_yard_9_as_another_is_let_go_there_and_bounces_off_the_mat",
+        80,
+        "mat",
+    )
+    assert of_type(events, "touch") == []
+    assert_placed_and_fell(events, 9, "chest", 9.9)
+    (land,) = of_type(events, "land")
+    assert land["bounced"]
+    (fall,) = of_type(events, "fall")
+    assert fall["decided_ms"] - fall["t_ms"] < 1550
+
+
 def test_rr13_cargo_that_falls_where_a_piece_was_just_placed_is_no_hand_when_it_lands():
     # the second ship's seed 5, 10 SPS, both sensors: a crate pressed onto quarter 1 with
     # 42 g, beside a barrel; 1.7 s after the let-go the barrel fell onto the mat (5.8 g)

@@ -23,9 +23,10 @@ def pending_step(det, k, table_events, events):
     time a toppled piece would have reached it; once the mat felt something, its verdict
     decides: its own when it comes, or sooner a still weight it already holds (a knock's
     ripple never holds still off its base) or one it rings about steadily however hard, or,
-    struck in time and still again with nothing on it, the rise's weight. Without a mat, a
-    piezo hit in time decides (the rise's weight); so it does at the end where the mat was
-    busy before the rise vanished (it cannot be said to begin then)."""
+    struck in time and still again with nothing on it (or ringing about its base), the
+    rise's weight. Without a mat, a piezo hit in time decides (the rise's weight); so it
+    does at the end where the mat was busy before the rise vanished (it cannot be said to
+    begin then)."""
     pending = det.pending
     table = det.table_sense
     if not pending.mat and (
@@ -58,9 +59,12 @@ def pending_step(det, k, table_events, events):
                 resolve_topple(det, steady, events)
                 return
         if det.mat_ring_n and k - table.onset_k >= det.mat_ring_n:
-            steady = table.ringing_mean(k, det.mat_ring_n, det.floor_g)
-            if steady is not None:
+            steady = table.ringing_mean(k, det.mat_ring_n)
+            if steady is not None and steady >= det.floor_g:
                 resolve_topple(det, steady, events)
+                return
+            if steady is not None and struck_meanwhile(det, table.onset_k):
+                topple_as_risen(det, events)  # it rings about its base: the piece bounced off
                 return
         if k - table.onset_k >= det.mat_still_n:
             mean = table.still_mean(k, det.mat_still_n)

@@ -279,18 +279,17 @@ class TableSense:
             return None
         return mean
 
-    def ringing_mean(self, k: int, n: int, floor_g: float) -> "float | None":
+    def ringing_mean(self, k: int, n: int) -> "float | None":
         """The mat's mean above its base over its last `n` samples (even; a third more kept
-        in the ring) if a weight of `floor_g` or more rests on it however hard it still
-        rings: the two halves' means, and the whole span's moved back a sixth and a third of
-        it (the ring's phase), within a tenth of the level (MAT_BAND_MIN_G at least) of each
-        other and of it; else None."""
+        in the ring) once the phase of however hard a ring no longer moves it: the two
+        halves' means, and the whole span's moved back a sixth and a third of it, within a
+        tenth of the level (MAT_BAND_MIN_G at least) of each other and of it; else None."""
         mean = self._mean(k, n)
         band = STEADY_HALVES * mean
         if band < MAT_BAND_MIN_G:
             band = MAT_BAND_MIN_G
         half = n // 2
-        if mean < floor_g or abs(self._mean(k, half) - self._mean(k - half, half)) > band:
+        if abs(self._mean(k, half) - self._mean(k - half, half)) > band:
             return None
         for lag in (n // 6, n // 3):
             if abs(self._mean(k - lag, n) - mean) > band:
