@@ -158,7 +158,7 @@ def test_micropython_and_cpython_agree_on_a_topple_that_rings_the_mat_hard(micro
         "fall",
         ["crate"],
     )
-    assert fall["decided_ms"] - fall["t_ms"] < 800
+    assert fall["decided_ms"] - fall["t_ms"] < 680
 
 
 @pytest.mark.parametrize(

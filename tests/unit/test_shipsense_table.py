@@ -151,6 +151,44 @@ def test_a_piece_ringing_the_mat_hard_is_weighed_once_the_rings_phase_no_longer_
         assert sense.ringing_mean(k, 16) is None, (mat.__name__, until)
 
 
+def first_ringing_mean(hz: float, tau_s: float, swing_g: float, grams: float):
+    """When (ms after the landing) and what a piece landing at 1000 ms that rings the mat at
+    `hz`, dying away over `tau_s`, is first weighed by ringing_mean over 16 samples (the
+    detector's 200 ms at 80 SPS, asked once the episode is that long); None if never."""
+    sense = TableSense(samples, True, True)
+    for k in range(int(3000 / 12.5)):
+        t = k * 12.5
+        dt = (t - 1000) / 1000
+        ring = swing_g * math.exp(-dt / tau_s) * math.sin(2 * math.pi * hz * dt)
+        sense.step(k, t, 0.0 if t < 1000 else grams + ring, 0, 0)
+        if sense.active and k - sense.onset_k >= 16:
+            mean = sense.ringing_mean(k, 16)
+            if mean is not None:
+                return t - 1000, mean
+    return None
+
+
+@pytest.mark.parametrize(
+    ("hz", "tau_s", "swing_g", "grams", "by_ms"),
+    [(18.0, 0.12, 60.0, 2.4, 350.0), (18.0, 0.2, 100.0, 7.8, 300.0), (12.0, 0.2, 60.0, 5.0, 650.0)],
+)
+def test_a_hard_ring_is_weighed_by_a_mean_weighted_to_the_middle_of_its_window(
+    hz, tau_s, swing_g, grams, by_ms
+):
+    # the second ship's mat rings 10-18 Hz. A flat mean over 200 ms holds 2-4 periods and a
+    # share of one, which moves it with the ring's phase until the ring has nearly died
+    # (490, 600 and 775 ms here); weighted in a triangle, far less of that share is left
+    at_ms, mean = first_ringing_mean(hz, tau_s, swing_g, grams)
+    assert at_ms <= by_ms
+    assert mean == pytest.approx(grams, abs=0.3)
+
+
+def test_a_ring_slower_than_two_periods_in_the_window_is_left_to_hold_still():
+    # a ring (or a knock's first swings) of which a 200 ms window holds one period leaves
+    # the share of a swing in any mean of it: the mat is waited for until it holds still
+    assert first_ringing_mean(5.0, 0.3, 30.0, 9.0) is None
+
+
 @pytest.mark.parametrize(
     ("late_ms", "one_landing"), [(350.0, True), (450.0, True), (1500.0, False)]
 )

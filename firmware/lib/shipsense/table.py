@@ -283,7 +283,10 @@ class TableSense:
         """The mat's mean above its base over its last `n` samples (even; a third more kept
         in the ring) once the phase of however hard a ring no longer moves it: the two
         halves' means, and the whole span's moved back a sixth and a third of it, within a
-        tenth of the level (MAT_BAND_MIN_G at least) of each other and of it; else None."""
+        tenth of the level (MAT_BAND_MIN_G at least) of each other and of it, and the span
+        holding two of the ring's periods or more (a slower ring, or a knock's first swings,
+        leaves a share of a swing in any mean); else None. The means are weighted in a
+        triangle (_mean), which leaves far less of a ring in them than a flat one."""
         mean = self._mean(k, n)
         band = STEADY_HALVES * mean
         if band < MAT_BAND_MIN_G:
@@ -294,13 +297,26 @@ class TableSense:
         for lag in (n // 6, n // 3):
             if abs(self._mean(k - lag, n) - mean) > band:
                 return None
-        return mean
+        level = mean + self.base  # and it crosses its mean four times (two periods) or more
+        ring = self.ring
+        above = ring[k % self.ring_n] > level
+        crossings = 0
+        for j in range(1, n):
+            if (ring[(k - j) % self.ring_n] > level) != above:
+                crossings += 1
+                above = not above
+        return mean if crossings >= 4 else None
 
     def _mean(self, k: int, n: int) -> float:
+        """The last `n` samples' mean above the base, weighted 1, 2, .. n/2 .. 2, 1."""
+        ring = self.ring
         s = 0.0
+        w = 0
         for j in range(n):
-            s += self.ring[(k - j) % self.ring_n]
-        return s / n - self.base
+            wj = j + 1 if j + 1 < n - j else n - j
+            s += wj * ring[(k - j) % self.ring_n]
+            w += wj
+        return s / w - self.base
 
     def steady_mean(self, k: int, n: int, floor_g: float) -> "float | None":
         """The mat's mean over its last `n` samples (even, at most the ring's) if a weight
