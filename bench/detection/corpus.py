@@ -180,6 +180,7 @@ HELD_BACK_ROUNDS = {
     58: 43000,
     59: 42000,
     60: 41000,
+    61: 39000,
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
