@@ -151,7 +151,9 @@ def test_a_piece_ringing_the_mat_hard_is_weighed_once_the_rings_phase_no_longer_
         assert sense.ringing_mean(k, 16) is None, (mat.__name__, until)
 
 
-def first_ringing_mean(hz: float, tau_s: float, swing_g: float, grams: float):
+def first_ringing_mean(
+    hz: float, tau_s: float, swing_g: float, grams: float
+) -> tuple[float, float] | None:
     """When (ms after the landing) and what a piece landing at 1000 ms that rings the mat at
     `hz`, dying away over `tau_s`, is first weighed by ringing_mean over 16 samples (the
     detector's 200 ms at 80 SPS, asked once the episode is that long); None if never."""
@@ -183,9 +185,10 @@ def test_a_hard_ring_is_weighed_by_a_mean_weighted_to_the_middle_of_its_window(
     assert mean == pytest.approx(grams, abs=0.3)
 
 
-def test_a_ring_slower_than_two_periods_in_the_window_is_left_to_hold_still():
-    # a ring (or a knock's first swings) of which a 200 ms window holds one period leaves
-    # the share of a swing in any mean of it: the mat is waited for until it holds still
+def test_a_ring_of_which_the_window_holds_one_period_is_left_to_hold_still():
+    # a ring (or a knock's first swings) of which a 200 ms window holds one period (two
+    # crossings of its mean, four asked) leaves the share of a swing in any mean of it: the
+    # mat is waited for until it holds still
     assert first_ringing_mean(5.0, 0.3, 30.0, 9.0) is None
 
 

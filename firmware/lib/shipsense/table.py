@@ -284,9 +284,10 @@ class TableSense:
         in the ring) once the phase of however hard a ring no longer moves it: the two
         halves' means, and the whole span's moved back a sixth and a third of it, within a
         tenth of the level (MAT_BAND_MIN_G at least) of each other and of it, and the span
-        holding two of the ring's periods or more (a slower ring, or a knock's first swings,
-        leaves a share of a swing in any mean); else None. The means are weighted in a
-        triangle (_mean), which leaves far less of a ring in them than a flat one."""
+        crossing its mean four times or more (a period and a half of the ring at least: a
+        slower ring, or a knock's first swings, leaves a share of a swing in any mean); else
+        None. The means are weighted in a triangle (_mean), which leaves far less of a ring
+        in them than a flat one."""
         mean = self._mean(k, n)
         band = STEADY_HALVES * mean
         if band < MAT_BAND_MIN_G:
@@ -297,7 +298,7 @@ class TableSense:
         for lag in (n // 6, n // 3):
             if abs(self._mean(k - lag, n) - mean) > band:
                 return None
-        level = mean + self.base  # and it crosses its mean four times (two periods) or more
+        level = mean + self.base  # and the span crosses its mean four times or more
         ring = self.ring
         above = ring[k % self.ring_n] > level
         crossings = 0
