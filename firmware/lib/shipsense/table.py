@@ -312,12 +312,9 @@ class TableSense:
         """The last `n` samples' mean above the base, weighted 1, 2, .. n/2 .. 2, 1."""
         ring = self.ring
         s = 0.0
-        w = 0
         for j in range(n):
-            wj = j + 1 if j + 1 < n - j else n - j
-            s += wj * ring[(k - j) % self.ring_n]
-            w += wj
-        return s / w - self.base
+            s += (j + 1 if j + 1 < n - j else n - j) * ring[(k - j) % self.ring_n]
+        return s / (((n + 1) // 2) * ((n + 2) // 2)) - self.base  # (the weights' sum)
 
     def steady_mean(self, k: int, n: int, floor_g: float) -> "float | None":
         """The mat's mean over its last `n` samples (even, at most the ring's) if a weight
