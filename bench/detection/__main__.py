@@ -194,6 +194,7 @@ def summary(s: Score) -> dict:
         "unweighed_topples": {  # toppled as let go, weighed by no sensor (topples.UNWEIGHED_WHY)
             "places": s.unweighed,
             "caught": s.caught_topples,
+            "fall_episodes": s.unweighed_falls,  # theirs, with the cascades they set off
             "place_f1_without": round(s.place_prf_weighed()[2], 4),
             "fall_f1_without": round(s.fall_prf_weighed()[2], 4),
             "heard_not_placed": s.heard_topples,
@@ -279,7 +280,8 @@ def report(label: str, s: Score, misses: bool) -> None:
         place, fall = s.place_prf_weighed()[2], s.fall_prf_weighed()[2]
         print(
             f"[{label}] toppled as let go and weighed by no sensor (caught, bounced off the "
-            f"mat, or no mat): {s.unweighed} places, {s.unweighed_falls} falls, of them found "
+            f"mat, or no mat): {s.unweighed} places, {s.unweighed_falls} fall episodes (with the "
+            f"cascades they set off), of them found "
             f"{s.unweighed_place_tp} and {s.unweighed_fall_tp}; without them place F1 "
             f"{place:.3f}, fall F1 {fall:.3f}"
         )

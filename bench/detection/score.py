@@ -297,12 +297,14 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             s.latency_leaving.append(notices[0]["decided_ms"] - t)
         else:
             s.leaving_missed += 1
+        # a topple alone, or a cascade it set off: no sensor weighed all the episode's grams
         why = None
-        if len(record["pieces"]) == 1:  # a topple alone, not a cascade it is part of
-            (piece,) = record["pieces"]
+        for piece in record["pieces"]:
             why = unweighed_falls.get((piece["piece"], piece["start_ms"])) or unweighed_falls.get(
                 (piece["piece"], piece.get("leave_ms"))  # the other ship's left_ms (topples.py)
             )
+            if why:
+                break
         note = f" ({UNWEIGHED_WHY[why]})" if why else ""
         s.unweighed_falls += bool(why)
         s.unweighed_fall_events += bool(why and group)

@@ -104,6 +104,52 @@ def test_topples_that_no_sensor_weighed_are_counted_apart_and_left_in_the_main_f
     assert not any("bottle" in m or "3.3" in m for m in notes)
 
 
+def _knocked_off(fall: dict, zone: int, grams: float, item: str) -> None:
+    """Add to `fall` a piece the toppling one knocked off `zone`, leaving 150 ms after it."""
+    first = fall["pieces"][0]
+    fall["pieces"].append(
+        first
+        | {
+            "piece": f"{item}#2",
+            "item": item,
+            "zone": zone,
+            "grams": grams,
+            "start_ms": first["start_ms"] + 150.0,
+            "leave_ms": first["leave_ms"] + 150.0,
+            "outcome": "landed",
+            "land_ms": first["leave_ms"] + 400.0,
+            "off_mat_ms": None,
+        }
+    )
+    fall["grams"] += grams
+    fall["zones"] = sorted({*fall["zones"], zone})
+    fall["items"] = sorted([*fall["items"], item])
+
+
+def test_a_cascade_set_off_by_an_unweighed_topple_is_set_aside_with_it():
+    """A barrel let go on zone 5 toppled at once, was caught, and knocked a plank off zone 7
+    onto the mat: no sensor weighed the barrel, so the episode's grams cannot be found. It
+    stays a miss in the main figures and is set aside with the topple; a cascade that no
+    topple set off (the crate and the chest, both weighed) is not."""
+    truth = [_session("mat")]
+    place, fall = _topple(1000.0, 5, 5.9, "barrel", "caught")
+    _knocked_off(fall, 7, 5.2, "plank")
+    truth += [place, fall]
+    place, fall = _topple(9000.0, 6, 7.5, "crate", "landed")
+    place["left_ms"] = fall["pieces"][0]["leave_ms"] = 9400.0  # stood 0.4 s: not a topple
+    fall["t_ms"] = 9400.0
+    _knocked_off(fall, 8, 9.3, "chest")
+    truth += [place, fall]
+    plank = {"type": "fall", "t_ms": 1170.0, "decided_ms": 1500.0, "grams": 5.2, "zones": [7]}
+    crate = {"type": "place", "t_ms": 9000.0, "decided_ms": 9300.0, "zone": 6, "grams": 7.5}
+    both = {"type": "fall", "t_ms": 9400.0, "decided_ms": 9800.0, "grams": 16.8, "zones": [6, 8]}
+    score = score_trace(truth, [plank, crate, both])
+    assert (score.unweighed, score.unweighed_falls, score.unweighed_fall_events) == (1, 1, 1)
+    assert score.fall_prf()[1] == 1 / 2  # the barrel's cascade is missed ...
+    assert score.fall_prf_weighed() == (1.0, 1.0, 1.0)  # ... and set aside with the barrel
+    assert any("fall grams 5.20" in m and "caught as it toppled" in m for m in score.misses)
+
+
 def test_a_topple_onto_a_table_without_a_mat_is_unweighed_and_its_events_are_set_aside():
     truth = [_session("piezo"), *_topple(1000.0, 5, 5.9, "barrel", "landed")]
     truth.append(_place(9000.0, 8, 9.3, "chest"))
