@@ -34,10 +34,51 @@ def fingerprint(level: str, seed: int, rate: int, table: str, seconds: float) ->
     return digest.hexdigest()[:16]
 
 
-@pytest.mark.parametrize("level, seed, rate, table", sorted(BEFORE_SENSOR_EFFECTS))
+# ... and of the families whose topples and cascades `knocks` builds on, taken before it
+# existed (commit 4d9c54a).
+BEFORE_KNOCKS = {
+    ("topples", 5, 80, "mat"): "e22e7e77ac4d9176",
+    ("cascades", 6, 10, "both"): "fd4a762a25678457",
+}
+
+
+@pytest.mark.parametrize(
+    "level, seed, rate, table", sorted(BEFORE_SENSOR_EFFECTS) + sorted(BEFORE_KNOCKS)
+)
 def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed, rate, table):
     found = fingerprint(level, seed, rate, table, 60.0)
-    assert found == BEFORE_SENSOR_EFFECTS[(level, seed, rate, table)]
+    key = (level, seed, rate, table)
+    assert found == BEFORE_SENSOR_EFFECTS.get(key, BEFORE_KNOCKS.get(key))
+
+
+def test_the_knocks_familys_topples_take_cargo_along_as_they_go():
+    """A piece that topples off as it is let go takes 1-2 pieces aboard along (the other
+    ship's did, 70 times in 271): one fall record, the toppled piece first, leaving at its
+    let-go, each other piece leaving topple_knock_gap_ms (30-400) after the last, give or take
+    the time its weight takes to go (slide_ms)."""
+    knocks = level_named("knocks")
+    assert knocks.hands.topple_probability == 0.15 and knocks.hands.topple_knock_share == 0.5
+    cascades, topples = 0, 0
+    for seed in range(8):
+        ship = VirtualShip(ShipParams.draw(knocks, seed, rate_sps=10, table="mat"), seed)
+        for _ in random_session(ship, knocks, 180.0, seed):
+            pass
+        records = ship.truth_json()
+        let_go = {r["piece"]: r["t_ms"] for r in records if r["type"] == "place"}
+        for fall in (r for r in records if r["type"] == "fall"):
+            first, *rest = fall["pieces"]
+            if abs(first["start_ms"] - let_go.get(first["piece"], -1e9)) > 50.0:
+                continue  # not a topple at release
+            topples += 1
+            if not rest:
+                continue
+            cascades += 1
+            assert len(rest) <= 2
+            leaves = [p["leave_ms"] for p in fall["pieces"]]
+            slide = knocks.hands.slide_ms[1]
+            for before, after in zip(leaves, leaves[1:], strict=False):
+                assert 30.0 - slide <= after - before <= 400.0 + slide
+    assert topples >= 8 and 0.2 * topples <= cascades <= 0.8 * topples
 
 
 def test_the_tables_family_draws_mats_far_noisier_than_hard_and_nothing_else_changed():

@@ -174,6 +174,8 @@ class HandParams:
     deck_tumble_ms: Range = (100.0, 150.0)  # the tumbling piece is part unloaded this long
     deck_unload_fraction: Range = (0.4, 1.0)  # ... by this share of its weight (1: in the air)
     topple_probability: float = 0.0  # a placed piece topples off the moment it is let go
+    topple_knock_share: float = 0.0  # of those, the share that take 1-2 pieces aboard along
+    topple_knock_gap_ms: Range = (30.0, 400.0)  # ... each leaving this long after the last
     cascade_probability: float = 0.0  # a placement sets off 2-3 pieces on other zones ...
     cascade_gap_ms: Range = (100.0, 400.0)  # ... falling this far apart
     # The mat rocks on its cell after a landing: a slow ring of this share of the landing
@@ -188,7 +190,8 @@ class HandParams:
     hop_air_ms: Range = (20.0, 120.0)
 
     def __post_init__(self) -> None:
-        for name in ("deck_slide_share", "topple_probability", "cascade_probability"):
+        shares = ("deck_slide_share", "topple_probability", "topple_knock_share")
+        for name in (*shares, "cascade_probability"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be 0-1, not {getattr(self, name)}")
         low, high = self.deck_unload_fraction

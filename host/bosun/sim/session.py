@@ -143,6 +143,9 @@ class RandomHands:
         if hands.topple_probability > 0.0 and rng.random() < hands.topple_probability:
             # it topples off the moment it is let go, before it was ever still (zoo only)
             outcome = rng.choices(OUTCOMES, OUTCOME_WEIGHTS)[0]
+            share = hands.topple_knock_share
+            if share > 0.0 and rng.random() < share and self._knock_off(placed[-1], outcome):
+                return True
             self.ship.fall(placed[-1].piece, outcome, at_ms=placed[-1].t_ms)
             return True
         chance = hands.cascade_probability
@@ -192,6 +195,22 @@ class RandomHands:
         outcomes = rng.choices(OUTCOMES, OUTCOME_WEIGHTS, k=count)
         gaps = [rng.uniform(*hands.cascade_gap_ms) for _ in chosen[1:]]
         self.ship.fall(chosen, outcomes, at_ms=fall_ms, gaps_ms=gaps)
+        return True
+
+    def _knock_off(self, placement, outcome: str) -> bool:
+        """The piece toppling off as it is let go takes 1-2 pieces aboard along, from its own
+        zone or any other, each leaving `topple_knock_gap_ms` after the last (zoo only); False
+        if none is aboard to knock."""
+        rng, hands = self.rng, self.level.hands
+        at_us = round(placement.t_ms * 1000)
+        aboard = [p for p in self._ready_aboard(at_us) if p.id != placement.piece]
+        if not aboard:
+            return False
+        knocked = rng.sample(aboard, min(len(aboard), rng.choice((1, 1, 2))))
+        pieces = [self.ship.piece(placement.piece), *knocked]
+        outcomes = [outcome, *rng.choices(OUTCOMES, OUTCOME_WEIGHTS, k=len(knocked))]
+        gaps = [rng.uniform(*hands.topple_knock_gap_ms) for _ in knocked]
+        self.ship.fall(pieces, outcomes, at_ms=placement.t_ms, gaps_ms=gaps)
         return True
 
     def _fall_count(self) -> int:

@@ -14,6 +14,10 @@ Named behaviours (the ranges each family draws from):
   moment the hand lets go, before the piece was ever still;
 - cascades (`cascades`): `cascade_probability` 0.25 of placements set off 2-3 pieces on
   other zones, `cascade_gap_ms` 100-400 ms apart;
+- topples that knock cargo off (`knocks`): as `topples`, and `topple_knock_share` 0.5 of the
+  topples take 1-2 pieces aboard along (their own zone's or any other's), each leaving
+  `topple_knock_gap_ms` 30-400 ms after the last: the separately written ship's toppled
+  pieces did so 70 times in 271 (bench/README.md, after round AS), the zoo's never;
 - sway and crosstalk (`sway`): modes of 0.3-4 Hz, damping from light (4 s) to heavy
   (0.3 s), up to 0.4 g of sway per gram loaded, crosstalk 5-15 % between neighbours;
 - rough hands and pieces (`rough`): presses of 5-60 g held 0.1-1.5 s, ringing up to 0.7 of
@@ -82,6 +86,16 @@ FAMILIES: dict[str, Level] = {
         NORMAL,
         name="cascades",
         hands=replace(NORMAL.hands, cascade_probability=0.25, cascade_gap_ms=(100.0, 400.0)),
+    ),
+    "knocks": replace(
+        NORMAL,
+        name="knocks",
+        hands=replace(
+            NORMAL.hands,
+            topple_probability=0.15,
+            topple_knock_share=0.5,
+            topple_knock_gap_ms=(30.0, 400.0),
+        ),
     ),
     "sway": replace(
         NORMAL,
