@@ -51,7 +51,7 @@ def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed,
     assert found == BEFORE_SENSOR_EFFECTS.get(key, BEFORE_KNOCKS.get(key))
 
 
-def test_the_knocks_familys_topples_take_cargo_along_as_they_go():
+def test_a_knocks_topple_takes_cargo_along_as_it_goes():
     """A piece that topples off as it is let go takes 1-2 pieces aboard along (the other
     ship's did, 70 times in 271): one fall record, the toppled piece first, leaving at its
     let-go, each other piece leaving topple_knock_gap_ms (30-400) after the last, give or take
