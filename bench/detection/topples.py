@@ -10,9 +10,10 @@ from __future__ import annotations
 # ship never felt it alone: it weighed hand and piece, then nothing. Unless the mat then held
 # it, no sensor weighed that piece: one a hand caught never reached the table (to every sensor
 # a hand that set a piece down and took it back: a touch); one that bounced off the mat or
-# struck a table without a mat was only heard. Such topples are counted apart, and the
-# figures are also given without them, so that what no sensor can tell is seen beside the
-# detector's own misses. They stay in the main figures.
+# struck a table without a mat was only heard. Such topples are counted apart (with the fall
+# they began, and any cargo they knocked off in it: score.score_trace), and the figures are
+# also given without them, so that what no sensor can tell is seen beside the detector's own
+# misses. They stay in the main figures.
 TOPPLE_AT_RELEASE_MS = 50.0
 UNWEIGHED_WHY = {
     "caught": "caught as it toppled",

@@ -42,13 +42,13 @@ BEFORE_KNOCKS = {
 }
 
 
-@pytest.mark.parametrize(
-    "level, seed, rate, table", sorted(BEFORE_SENSOR_EFFECTS) + sorted(BEFORE_KNOCKS)
-)
+FINGERPRINTS = BEFORE_SENSOR_EFFECTS | BEFORE_KNOCKS
+
+
+@pytest.mark.parametrize("level, seed, rate, table", sorted(FINGERPRINTS))
 def test_sessions_of_the_presets_and_earlier_families_are_unchanged(level, seed, rate, table):
     found = fingerprint(level, seed, rate, table, 60.0)
-    key = (level, seed, rate, table)
-    assert found == BEFORE_SENSOR_EFFECTS.get(key, BEFORE_KNOCKS.get(key))
+    assert found == FINGERPRINTS[(level, seed, rate, table)]
 
 
 def test_a_knocks_topple_takes_cargo_along_as_it_goes():

@@ -190,8 +190,12 @@ class HandParams:
     hop_air_ms: Range = (20.0, 120.0)
 
     def __post_init__(self) -> None:
-        shares = ("deck_slide_share", "topple_probability", "topple_knock_share")
-        for name in (*shares, "cascade_probability"):
+        for name in (
+            "deck_slide_share",
+            "topple_probability",
+            "topple_knock_share",
+            "cascade_probability",
+        ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be 0-1, not {getattr(self, name)}")
         low, high = self.deck_unload_fraction
