@@ -16,6 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import nats
+import nats.js  # imported here, not at the first jetstream() on a loop (~50 ms of CPU)
+
 from bosun.bus.broker import free_port, wait_for_port
 
 SHIP_SENDS = ("status", "event", "weights", "trace", "result")
@@ -188,8 +191,6 @@ cluster {{
     async def _jetstream_ready(self) -> None:
         """Once the cluster has elected its JetStream leader (a few seconds after the start),
         so that a referee's first request is answered."""
-        import nats
-
         deadline = time.monotonic() + START_S
         client = await nats.connect(
             [f"nats://127.0.0.1:{node.port}" for node in self.nodes],

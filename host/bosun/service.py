@@ -302,7 +302,7 @@ class Service:
         tls = tls_folder = None
         if self.options.ships_tls:
             names = [ships_host, await asyncio.to_thread(lan_address)]
-            tls_folder = self._ships_tls(path)
+            tls_folder = await asyncio.to_thread(self._ships_tls, path)  # imports cryptography
             tls = await asyncio.to_thread(tls_folder.ensure, names)
         security = BrokerSecurity(credentials, ships_host, ships_port, tls)
         self._tls_folder = tls_folder
@@ -432,6 +432,9 @@ class Service:
             access_log=False,
             timeout_graceful_shutdown=STOP_WEB_S,
         )
+        # uvicorn loads its protocol modules and wraps the app at the start of serve(), on
+        # the loop (~20 ms of CPU): loaded here, in a worker thread, serve() skips it
+        await asyncio.to_thread(config.load)
         self._http = WebServer(config)
         self._http_task = asyncio.create_task(self._http.serve(sockets=[listener]))
         while not self._http.started:
