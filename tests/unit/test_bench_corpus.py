@@ -47,6 +47,10 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
         ("zoo-sway-held-back-6", "sway", 95300),
         ("zoo-knocks", "knocks", 20900),
         ("zoo-knocks-held-back-61", "knocks", 39900),
+        ("zoo-jostles", "jostles", 21000),
+        ("zoo-jostles-2", "jostles", 31000),
+        ("zoo-slides-held-back-62", "slides", 37000),
+        ("zoo-jostles-held-back-62", "jostles", 38000),
     ],
 )
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
@@ -61,6 +65,7 @@ def test_a_family_that_came_later_has_no_held_back_set_in_rounds_before_it():
     assert "zoo-wear-held-back-3" not in corpus.ZOO_SETS
     assert "zoo-wear-held-back-24" in corpus.ZOO_SETS
     assert "zoo-knocks-held-back-60" not in corpus.ZOO_SETS  # `knocks` came after round 60
+    assert "zoo-jostles-held-back-61" not in corpus.ZOO_SETS  # round 61 was fixed before it
     seeds = [base + i for base in corpus.ZOO_SETS.values() for i in range(corpus.ZOO_SIZE)]
     assert len(seeds) == len(set(seeds))  # no two sets share a ship
 

@@ -41,8 +41,14 @@ BEFORE_KNOCKS = {
     ("cascades", 6, 10, "both"): "fd4a762a25678457",
 }
 
+# ... and of `knocks` and `mixed`, taken before `jostles` existed (commit 2e9b152).
+BEFORE_JOSTLES = {
+    ("knocks", 7, 80, "both"): "40732776630bf08b",
+    ("mixed", 8, 10, "piezo"): "1bd38e9563ee3725",
+}
 
-FINGERPRINTS = BEFORE_SENSOR_EFFECTS | BEFORE_KNOCKS
+
+FINGERPRINTS = BEFORE_SENSOR_EFFECTS | BEFORE_KNOCKS | BEFORE_JOSTLES
 
 
 @pytest.mark.parametrize("level, seed, rate, table", sorted(FINGERPRINTS))
@@ -79,6 +85,42 @@ def test_a_knocks_topple_takes_cargo_along_as_it_goes():
             for before, after in zip(leaves, leaves[1:], strict=False):
                 assert 30.0 - slide <= after - before <= 400.0 + slide
     assert topples >= 8 and 0.2 * topples <= cascades <= 0.8 * topples
+
+
+def test_a_jostle_sets_a_piece_at_rest_going_while_another_is_loaded():
+    """A load jostles the ship (the other ship's falls began around another zone's load 470
+    times in 2875): a piece at rest, not the one being loaded, starts to go jostle_ms
+    (-300-600) from the let-go, never before the load weighs on, often while the hand still
+    presses. `normal`'s own tipping waits 0.8 s or more, its next action 1 s after the ship
+    settles, so a fall starting in that window is a jostle."""
+    jostles = level_named("jostles")
+    assert jostles.hands.jostle_probability == 0.3
+    low, high = jostles.hands.jostle_ms
+    slide = jostles.hands.slide_ms[1]
+    loads_seen, jostled, pressed = 0, 0, 0
+    for seed in range(8):
+        ship = VirtualShip(ShipParams.draw(jostles, seed, rate_sps=80, table="both"), seed)
+        for _ in random_session(ship, jostles, 180.0, seed):
+            pass
+        records = ship.truth_json()
+        loads = [r for r in records if r["type"] == "place"]
+        loads_seen += len(loads)
+        for fall in (r for r in records if r["type"] == "fall"):
+            first = fall["pieces"][0]
+            begun = [r for r in loads if r["start_ms"] <= first["start_ms"]]
+            load = max(begun, key=lambda r: r["start_ms"], default=None)
+            if load is None or first["start_ms"] > load["t_ms"] + high + slide:
+                continue  # not around a load
+            jostled += 1
+            gone = {p["piece"] for p in fall["pieces"]}
+            assert load["piece"] not in gone
+            for piece in fall["pieces"]:  # each one had been let go before the load began
+                let_gos = [r["t_ms"] for r in loads if r["piece"] == piece["piece"]]
+                assert max(t for t in let_gos if t <= piece["start_ms"]) <= load["start_ms"]
+            assert first["start_ms"] >= max(load["start_ms"] + 50.0, load["t_ms"] + low) - 1e-3
+            pressed += first["start_ms"] < load["t_ms"]
+    assert 0.1 * loads_seen <= jostled <= 0.3 * loads_seen
+    assert pressed >= 5
 
 
 def test_the_tables_family_draws_mats_far_noisier_than_hard_and_nothing_else_changed():

@@ -178,6 +178,9 @@ class HandParams:
     topple_knock_gap_ms: Range = (30.0, 400.0)  # ... each leaving this long after the last
     cascade_probability: float = 0.0  # a placement sets off 2-3 pieces on other zones ...
     cascade_gap_ms: Range = (100.0, 400.0)  # ... falling this far apart
+    jostle_probability: float = 0.0  # a placement jostles the ship: a piece at rest falls ...
+    jostle_ms: Range = (-300.0, 600.0)  # ... starting this long after the let-go (before it:
+    # while the hand still presses), alone or setting off 1-2 more (as any fall)
     # The mat rocks on its cell after a landing: a slow ring of this share of the landing
     # piece's weight (from the top yard; less from lower down), on top of the landing's spike.
     mat_ring_fraction: Range = (0.0, 0.0)
@@ -195,6 +198,7 @@ class HandParams:
             "topple_probability",
             "topple_knock_share",
             "cascade_probability",
+            "jostle_probability",
         ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be 0-1, not {getattr(self, name)}")

@@ -151,6 +151,9 @@ class RandomHands:
         chance = hands.cascade_probability
         if chance > 0.0 and rng.random() < chance and self._cascade(placed[-1]):
             return True
+        chance = hands.jostle_probability
+        if chance > 0.0 and rng.random() < chance and self._jostle(placed):
+            return True
         overlap = rng.random() < level.overlap_probability
         if overlap:  # a hand brushes the ship while the piece still rings
             ship.touch(at_ms=placed[-1].t_ms + rng.uniform(50.0, 300.0))
@@ -195,6 +198,20 @@ class RandomHands:
         outcomes = rng.choices(OUTCOMES, OUTCOME_WEIGHTS, k=count)
         gaps = [rng.uniform(*hands.cascade_gap_ms) for _ in chosen[1:]]
         self.ship.fall(chosen, outcomes, at_ms=fall_ms, gaps_ms=gaps)
+        return True
+
+    def _jostle(self, placed: list) -> bool:
+        """Loading jostles the ship: a piece at rest (on any zone; not one just loaded) starts
+        to go `jostle_ms` after the last let-go, while the hand may still press, maybe taking
+        more along (zoo only); False if none is aboard to go."""
+        rng, last = self.rng, placed[-1]
+        weight_on_ms = last.start_ms + 50.0  # not before the piece being loaded weighs on
+        fall_ms = max(weight_on_ms, last.t_ms + rng.uniform(*self.level.hands.jostle_ms))
+        loaded = {placement.piece for placement in placed}
+        at_rest = [p for p in self._ready_aboard(round(fall_ms * 1000)) if p.id not in loaded]
+        if not at_rest:
+            return False
+        self._fall(rng.sample(at_rest, min(len(at_rest), self._fall_count())), fall_ms, "")
         return True
 
     def _knock_off(self, placement, outcome: str) -> bool:
