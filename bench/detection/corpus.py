@@ -102,7 +102,7 @@ COMBOS = tuple(itertools.product((80, 10), ("normal", "hard"), ("mat", "piezo", 
 # committed with the family before anything ran on it.
 # `jostles` (seeds 21000-21023, 31000-31023) came after round 60 too, when the other ship's
 # falls were seen to start around another zone's load (470 of its 2875 tuning falls, 389 a
-# piece alone; the zoo's only as cascades); round 61 was fixed without it, so its first
+# piece alone; the zoo's almost only as cascades); round 61 was fixed without it, so its first
 # held-back set is round 62's `zoo-jostles-held-back-62` (38000-38023), fixed and committed
 # with the family before anything ran on it.
 ZOO_FAMILIES = (

@@ -22,8 +22,8 @@ Named behaviours (the ranges each family draws from):
   at rest going (any zone's, not the one being loaded) `jostle_ms` -300-600 ms from the
   let-go, so while the hand may still press, alone or taking 1-2 more along as any fall
   does: the separately written ship's falls began around another zone's load 470 times in
-  2875, 389 of them a piece alone (bench/README.md, after round AS); the zoo's only as
-  `cascades`' 2-3 pieces, 150-600 ms after the let-go;
+  2875, 389 of them a piece alone (bench/README.md, after round AS); the zoo's almost only
+  as `cascades`' 2-3 pieces, 150-600 ms after the let-go;
 - sway and crosstalk (`sway`): modes of 0.3-4 Hz, damping from light (4 s) to heavy
   (0.3 s), up to 0.4 g of sway per gram loaded, crosstalk 5-15 % between neighbours;
 - rough hands and pieces (`rough`): presses of 5-60 g held 0.1-1.5 s, ringing up to 0.7 of
