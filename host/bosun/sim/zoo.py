@@ -74,40 +74,28 @@ from dataclasses import replace
 
 from bosun.sim.params import HARD, LEVELS, NORMAL, Level
 
+
+def _hands(name: str, **behaviour) -> Level:
+    """A family that is `normal` but for what its hands and pieces do."""
+    return replace(NORMAL, name=name, hands=replace(NORMAL.hands, **behaviour))
+
+
 FAMILIES: dict[str, Level] = {
-    "slides": replace(
-        NORMAL,
-        name="slides",
-        hands=replace(
-            NORMAL.hands,
-            deck_slide_share=0.6,
-            deck_tumble_ms=(60.0, 220.0),
-            deck_unload_fraction=(0.3, 1.0),
-        ),
+    "slides": _hands(
+        "slides",
+        deck_slide_share=0.6,
+        deck_tumble_ms=(60.0, 220.0),
+        deck_unload_fraction=(0.3, 1.0),
     ),
-    "topples": replace(
-        NORMAL, name="topples", hands=replace(NORMAL.hands, topple_probability=0.15)
+    "topples": _hands("topples", topple_probability=0.15),
+    "cascades": _hands("cascades", cascade_probability=0.25, cascade_gap_ms=(100.0, 400.0)),
+    "knocks": _hands(
+        "knocks",
+        topple_probability=0.15,
+        topple_knock_share=0.5,
+        topple_knock_gap_ms=(30.0, 400.0),
     ),
-    "cascades": replace(
-        NORMAL,
-        name="cascades",
-        hands=replace(NORMAL.hands, cascade_probability=0.25, cascade_gap_ms=(100.0, 400.0)),
-    ),
-    "knocks": replace(
-        NORMAL,
-        name="knocks",
-        hands=replace(
-            NORMAL.hands,
-            topple_probability=0.15,
-            topple_knock_share=0.5,
-            topple_knock_gap_ms=(30.0, 400.0),
-        ),
-    ),
-    "jostles": replace(
-        NORMAL,
-        name="jostles",
-        hands=replace(NORMAL.hands, jostle_probability=0.3, jostle_ms=(-300.0, 600.0)),
-    ),
+    "jostles": _hands("jostles", jostle_probability=0.3, jostle_ms=(-300.0, 600.0)),
     "sway": replace(
         NORMAL,
         name="sway",
