@@ -125,19 +125,25 @@ def answer_on_the_page(phone, state: dict) -> None:
 
 
 def answer_by_hand(phone, state: dict) -> None:
-    """MB15: the barrels go on the docks with the page's hands; the harbour answers."""
+    """MB15: the barrels go on the docks with the page's hands; the harbour answers. Each
+    click waits for the harbour's reply: on a busy machine a refusal can come long after the
+    click, and a click while the page still sends is not sent at all."""
     hand = "put" if state["pending"]["action"] == "load" else "take"
     for dock, count in ships_for(state).items():
         for _ in range(count):
             selector = f'#hands button[data-hand="{hand}"][data-dock="{dock}"]'
             for _attempt in range(60):  # the ships may still be moving up, the last barrel settling
-                phone.click(selector)
-                phone.wait_for_timeout(50)
-                if phone.locator("#error").is_hidden():
+                with phone.expect_response(
+                    lambda r: r.url.endswith("/virtual") and r.request.method == "POST"
+                ) as reply:
+                    phone.click(selector)
+                if reply.value.ok:
                     break
-                assert re.search("moving|settling|wait", phone.locator("#error").inner_text())
+                error = reply.value.json()["error"]
+                assert re.search("moving|settling|wait", error), error
+                expect(phone.locator("#error")).to_contain_text(error)
                 phone.evaluate("document.getElementById('error').hidden = true")
-                phone.wait_for_timeout(150)
+                phone.wait_for_timeout(150)  # a moment before asking again
             else:
                 raise AssertionError(f"the harbour never took {selector}")
 
