@@ -115,7 +115,7 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
     drop += stayed
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
-    loaded = loaded_meanwhile(det, change, leave.zones)
+    loaded = loaded_meanwhile(det, change, leave.zones, drop)
     gain = 0.0
     if loaded >= 0:
         # a cascade: what fell is what the other zones lost, not the ship's net loss; the
@@ -198,15 +198,22 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
 def gain_by_pieces(det, change, loaded, drop):
     """What the piece let go of on `loaded` (0-based) weighs while `drop` grams net left the
     ship: with items, the ship's total (exact) plus what the other zones lost, each as the
-    cargo it held weighed when placed, when that fits a piece; else what its zone gained,
-    which crosstalk and sway leave light."""
-    gain = change[loaded]
+    cargo it held weighed when placed, when that fits a piece (left_beyond); else what its
+    zone gained, which crosstalk and sway leave light."""
+    pieces = left_beyond(det, change, loaded, drop)
+    return pieces if pieces else change[loaded]
+
+
+def left_beyond(det, change, loaded, drop):
+    """With items, what the zones other than `loaded` (0-based) lost, each as the cargo it
+    held weighed when placed, beyond the ship's net loss `drop`, if that fits a piece (the
+    piece that stayed on `loaded`); else 0.0."""
     if not det.items:
-        return gain
+        return 0.0
     others = list(change)
     others[loaded] = 0.0
     fitted = [loaded]
-    for z in measure.losing_zones(det, others, drop + gain):
+    for z in measure.losing_zones(det, others, drop + change[loaded]):
         if z != loaded:
             fitted.append(z)
     amplitudes = det.sway.zone_amplitudes(change, fitted)
@@ -215,7 +222,7 @@ def gain_by_pieces(det, change, loaded, drop):
         lost += measure.cargo_near(det, fitted[j], -amplitudes[j])
     pieces = lost - drop
     if pieces < det.floor_g or measure.fit_errors(pieces, det.items) > tuning.FRESH_FIT_ERRORS:
-        return gain
+        return 0.0
     return pieces
 
 
@@ -242,16 +249,23 @@ def stayed_by_name(det, pieces, net, stayed):
     return named - net
 
 
-def loaded_meanwhile(det, change, zones):
+def loaded_meanwhile(det, change, zones, drop):
     """The zone (0-based) a hand loaded and was seen letting go of in this episode, up by a
-    piece's worth while weight left `zones` (0-based), or -1 (with items: fitting a piece)."""
+    piece's worth while weight left `zones` (0-based) and `drop` grams net left the ship, or
+    -1. With items the piece must fit one: as its zone gained, or, while the zone still
+    settles light, as the cargo that left weighed beyond the net loss (left_beyond: a rat
+    let go of after a hard press as a barrel left another zone, zoo-jostles-21001)."""
     if not det.area_n or det.released_k is None:
         return -1
     zone = measure.worst_zone(det.area)
     gain = change[zone]
     if zone in zones or det.area[zone] <= 0.0 or gain < det.floor_g:
         return -1
-    if det.items and measure.fit_errors(gain, det.items) > tuning.FRESH_FIT_ERRORS:
+    if (
+        det.items
+        and measure.fit_errors(gain, det.items) > tuning.FRESH_FIT_ERRORS
+        and not left_beyond(det, change, zone, drop)
+    ):
         return -1
     return zone
 
