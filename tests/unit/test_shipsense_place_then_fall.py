@@ -11,6 +11,7 @@ without the change it covers.
 from __future__ import annotations
 
 import pytest
+from support.zoo_ship import scripted_rows, zoo_params
 from test_shipsense_detector import (
     ITEMS,
     assert_placed_and_fell,
@@ -19,6 +20,9 @@ from test_shipsense_detector import (
     of_type,
 )
 from test_shipsense_signals import ShipSignal
+
+from bosun.sim import VirtualShip
+from shipsense.detector import Detector
 
 
 def bottle_let_go_as_the_boat_falls(rate_hz: int, delay_ms: float, seed: int, table: str):
@@ -506,3 +510,52 @@ def test_rr13_weight_on_the_mat_that_struck_no_piezo_is_no_cargo_falling_as_a_pi
     )
     assert of_type(events, "fall") == []
     assert [e["zone"] for e in of_type(events, "place")] == [10, 10]
+
+
+@pytest.mark.parametrize(
+    ("table", "seed", "early_ms"), [("mat", 31001, 60), ("both", 31005, 150), ("mat", 31002, 150)]
+)
+def test_rr13_cargo_pushed_off_the_zone_a_piece_is_pressed_onto_waits_for_the_mat(
+    table, seed, early_ms
+):
+    # issue 11 (zoo-jostles-2-31014, 80 SPS, 144255 ms): a chest pressed onto yard 8 pushed
+    # the rat there off, 60-150 ms before the hand let go. The chest was placed as what
+    # stood, the chest less the rat (a 7.0 g crate), 50 ms before the mat had weighed the rat
+    # (2.49 g), and the rat's fall was never told. While the mat still weighs a piece's worth
+    # that began landing during the loading, the place waits for it: the chest is placed at
+    # its weight and the rat falls (fall.cargo_the_mat_took)
+    press = {"press_g": 7.4, "press_ms": 560}  # let go of about 560 ms after 2500
+    script = [
+        {"at_ms": 500, "action": "place", "zone": 8, "item": "rat", "press_g": 0},
+        {"at_ms": 2500, "action": "place", "zone": 8, "item": "chest", **press},
+        {"at_ms": 3060 - early_ms, "action": "fall", "pieces": [[8, "rat"]]},
+    ]
+    ship = VirtualShip(zoo_params("jostles", seed, 80, table), seed)
+    rows = scripted_rows(ship, script, 6.0)
+    detector = Detector(rate_hz=80, table=table, items=ship.calibrated_item_grams())
+    events = [event for row in rows for event in detector.feed(*row)]
+    places = of_type(events, "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(8, "rat"), (8, "chest")]
+    chest = [r for r in ship.truth() if getattr(r, "zone", None) == 8][1]
+    assert places[1]["grams"] == pytest.approx(chest.grams, rel=0.12)
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([8], ["rat"])
+
+
+@pytest.mark.parametrize("after_ms", [80.0, 200.0])
+def test_a_knock_on_the_table_as_a_piece_is_let_go_onto_cargo_does_not_hold_its_place(after_ms):
+    # issue 11, guard rail (the second ship's seed 906, 80 SPS, 48430 ms): a knock rang the
+    # mat as a plank was let go onto yard 5, which held cargo; waiting for the mat held the
+    # place until a rat fell, and both went wrong. A knock rings the mat about its base: no
+    # piece's worth landed, and the place is decided as it would be without the knock
+    def place_latency(knock: bool) -> float:
+        signal = ShipSignal(seconds=6.0, noise_g=0.1, table="mat")
+        signal.place(5, 6.1, 300.0, press_g=0.0)
+        let_go = signal.place(5, 5.4, 2000.0, press_g=12.0, press_ms=400.0)
+        if knock:
+            signal.knock(let_go + after_ms, ripple_g=8.0)
+        place = of_type(detect(signal, ITEMS), "place")[-1]
+        assert (place["zone"], place["item"]) == (5, "plank")
+        return place["decided_ms"] - let_go
+
+    assert place_latency(knock=True) == place_latency(knock=False)

@@ -14,6 +14,7 @@ from shipsense import detector_records as records
 from shipsense import detector_rest as resting
 from shipsense import detector_slide as slide
 from shipsense import detector_stretch as stretch
+from shipsense import detector_topple as topple
 from shipsense import detector_tuning as tuning
 
 
@@ -244,6 +245,8 @@ def step(det, events, k, d, sigma_fast):
                 stretch.new_load_phase(det, plateau)
                 return
             if ready and place.load_on_one_zone(det, k, level, plateau.n):
+                if topple.mat_still_weighing(det, k):
+                    return  # what landed as the piece came may be cargo it pushed off
                 place.decide_place(det, events, k)
                 return
         elif -tuning.PLACE_MIN_G < level < tuning.PLACE_MIN_G:

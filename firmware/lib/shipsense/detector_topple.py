@@ -18,6 +18,24 @@ def mat_began_since(det, k):
     return table is not None and table.uses_mat and table.active and table.onset_k >= k
 
 
+def mat_still_weighing(det, k):
+    """True while the mat, with items, still weighs a piece's worth that began landing after
+    this loading began (for at most a landing's settle; a knock rings about its base) and the
+    zone being loaded holds cargo: cargo pushed off it is told by what the mat weighed
+    (detector_fall.cargo_the_mat_took), which the place waits for (zoo-jostles-2-31014, 80
+    SPS: a rat slid off yard 8 as a chest was pressed there; the mat weighed it 50 ms after
+    the chest was placed at 7.0 g)."""
+    table = det.table_sense
+    return (
+        det.items
+        and mat_began_since(det, det.onset_k)
+        and k - table.onset_k < table.settle_fall_n
+        and det.area_n
+        and len(det.cargo.zones[measure.loaded_zone(det) + 1]) > 0
+        and table.weighted_mean(k, table.settle_n) >= det.floor_g
+    )
+
+
 def pending_step(det, k, table_events, events):
     """One sample with a touch pending: the touch stands if the table felt nothing by the
     time a toppled piece would have reached it; once the mat felt something, its verdict

@@ -286,17 +286,17 @@ class TableSense:
         tenth of the level (MAT_BAND_MIN_G at least) of each other and of it, and the span
         crossing its mean four times or more (a period and a half of the ring at least: a
         slower ring, or a knock's first swings, leaves a share of a swing in any mean); else
-        None. The means are weighted in a triangle (_mean), which leaves far less of a ring
+        None. The means are weighted in a triangle (weighted_mean), which leaves far less of a ring
         in them than a flat one."""
-        mean = self._mean(k, n)
+        mean = self.weighted_mean(k, n)
         band = STEADY_HALVES * mean
         if band < MAT_BAND_MIN_G:
             band = MAT_BAND_MIN_G
         half = n // 2
-        if abs(self._mean(k, half) - self._mean(k - half, half)) > band:
+        if abs(self.weighted_mean(k, half) - self.weighted_mean(k - half, half)) > band:
             return None
         for lag in (n // 6, n // 3):
-            if abs(self._mean(k - lag, n) - mean) > band:
+            if abs(self.weighted_mean(k - lag, n) - mean) > band:
                 return None
         level = mean + self.base  # and the span crosses its mean four times or more
         ring = self.ring
@@ -308,7 +308,7 @@ class TableSense:
                 above = not above
         return mean if crossings >= 4 else None
 
-    def _mean(self, k: int, n: int) -> float:
+    def weighted_mean(self, k: int, n: int) -> float:
         """The last `n` samples' mean above the base, weighted 1, 2, .. n/2 .. 2, 1."""
         ring = self.ring
         s = 0.0
