@@ -194,6 +194,7 @@ HELD_BACK_ROUNDS = {
     60: 41000,
     61: 39000,
     62: 37000,  # eleven families: 37000-37923 and `jostles` 38000-38023
+    63: 33000,  # eleven families: 33000-33923 and `jostles` 34000-34023
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(
