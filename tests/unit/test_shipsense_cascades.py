@@ -133,6 +133,49 @@ def test_a_light_piece_let_go_after_a_hard_press_as_cargo_falls_is_placed_with_t
     assert fall["grams"] == pytest.approx(barrel.grams, rel=0.12)
 
 
+@pytest.mark.parametrize(
+    ("rate_hz", "table", "seed", "after_ms"),
+    [(10, "piezo", 31000, 130), (80, "mat", 31003, 60), (80, "piezo", 31005, 130)],
+)
+def test_a_piece_set_down_as_a_piece_of_the_same_weight_leaves_another_yard_is_both(
+    rate_hz, table, seed, after_ms
+):
+    # issue 11 (zoo-jostles-2-31010, 10 SPS, 17515 ms): a barrel was set down on quarter 4,
+    # and 60-130 ms after it began to weigh there a barrel left yard 9 for the table. The
+    # total rose, then came back where it was: a touch. Zone by zone a barrel rests on
+    # quarter 4 and one left yard 9 after the load began (so it did not drop onto quarter 4,
+    # which it cannot from yard 9 anyway): the barrel is placed and the other falls
+    script = [
+        {"at_ms": 500, "action": "place", "zone": 9, "item": "barrel", "press_g": 0},
+        {"at_ms": 2500, "action": "place", "zone": 4, "item": "barrel", "press_g": 0},
+        {"at_ms": 2500 + after_ms, "action": "fall", "pieces": [[9, "barrel"]]},
+    ]
+    ship = VirtualShip(zoo_params("jostles", seed, rate_hz, table), seed)
+    rows = scripted_rows(ship, script, 6.0)
+    detector = Detector(rate_hz=rate_hz, table=table, items=ship.calibrated_item_grams())
+    events = [event for row in rows for event in detector.feed(*row)]
+    assert of_type(events, "touch") == []
+    places = of_type(events, "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(9, "barrel"), (4, "barrel")]
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([9], ["barrel"])
+
+
+def test_a_piece_sliding_to_the_next_quarter_that_shows_there_first_stays_a_shift():
+    # issue 11, guard rail (the second ship's tuning seed 1221, 10 SPS, 24670 ms): a barrel
+    # slid from quarter 4 to quarter 3, and quarter 3's gain showed a sample before quarter
+    # 4's loss, so the ship read as a load that went back to its level with quarter 4 losing
+    # after the load began. A piece can move to quarter 3 from quarter 4: a shift, not a
+    # place on 3 and a fall off 4
+    events = detect_excerpt(
+        "othership_1221_a_barrel_sliding_from_quarter_4_to_3_shows_on_3_first", 10, "mat"
+    )
+    assert [(p["zone"], p["item"]) for p in of_type(events, "place")] == [(4, "barrel")]
+    assert of_type(events, "fall") == []
+    (moved,) = of_type(events, "shift")
+    assert (moved["from"], moved["to"], moved["item"]) == (4, 3, "barrel")
+
+
 @pytest.mark.parametrize("seed", [30700, 30707, 30711])
 def test_at_10_sps_a_piece_that_stood_then_fell_with_others_is_placed_with_its_own_weight(seed):
     # issue 11 (zoo-wear-2 30723; `sensors` ships here): a crate let go of on zone 3 stands

@@ -325,22 +325,29 @@ def cascade_loss(det, k, grams, change):
 
 def rested_while_cargo_left(det, events, k, plateau):
     """Back at the old level after the hand let go, yet zone by zone a piece rests where it
-    was loaded and as much left other zones after the hand had let go (the total never
-    showed either): the piece is placed and what left is noticed leaving; True if so. A
-    piece dropping from those zones onto the loaded one (a shift) leaves before it lands:
-    not this."""
+    was loaded and as much left other zones after the hand had let go, or after the load
+    began (the total never showed either): the piece is placed and what left is noticed
+    leaving; True if so. A piece dropping from those zones onto the loaded one (a shift)
+    leaves before it lands, and one sliding from the next quarter may show there first: not
+    this (zoo-jostles-2-31010, 10 SPS: a barrel set down on quarter 4 as a barrel left yard
+    9 for the table, taken for a touch)."""
     released = det.released_k
     if released is None or not plateau.after_release:
         return False
     w = plateau.n if plateau.n < det.place_max_n else det.place_max_n
     change = measure.zone_change(det, plateau.end_k(), w)
     cascade = cascade_loss(det, k, plateau.level_g, change)
-    if (
-        cascade is None
-        or cascade.onset_k <= released
-        or cascade.onset_k <= k - det.zone_history_n + 1
-    ):
+    if cascade is None or cascade.onset_k <= k - det.zone_history_n + 1:
         return False
+    if cascade.onset_k <= released:
+        # before the let-go: only after the load began, and not from a zone the piece can
+        # have moved from (a slide shows on the next quarter first)
+        if cascade.onset_k <= det.onset_k:
+            return False
+        zone = measure.place_zone(det, change)
+        for z in cascade.zones:
+            if shift.can_move(det, z, zone):
+                return False
     decide_place(det, events, k)
     return True
 
