@@ -286,8 +286,8 @@ class TableSense:
         tenth of the level (MAT_BAND_MIN_G at least) of each other and of it, and the span
         crossing its mean four times or more (a period and a half of the ring at least: a
         slower ring, or a knock's first swings, leaves a share of a swing in any mean); else
-        None. The means are weighted in a triangle (weighted_mean), which leaves far less of a ring
-        in them than a flat one."""
+        None. The means are weighted in a triangle (weighted_mean), which leaves far less of
+        a ring in them than a flat one."""
         mean = self.weighted_mean(k, n)
         band = STEADY_HALVES * mean
         if band < MAT_BAND_MIN_G:
