@@ -115,12 +115,11 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
     drop += stayed
     det.base_n = w  # the new level is the mean after the drop
     change = measure.zone_change(det, end_k, w)
-    loaded = loaded_meanwhile(det, change, leave.zones, drop)
-    gain = 0.0
-    if loaded >= 0:
+    loaded = loaded_meanwhile(det, change, leave.zones)
+    gain = gain_by_pieces(det, change, loaded, drop) if loaded >= 0 else 0.0
+    if gain:
         # a cascade: what fell is what the other zones lost, not the ship's net loss; the
         # piece let go of on `loaded` is placed with the fall (with items)
-        gain = gain_by_pieces(det, change, loaded, drop)
         drop += gain
         change[loaded] = 0.0
     lost_by_zone = measure.losses(det, change)
@@ -198,10 +197,17 @@ def decide_fall(det, events, k, drop, w, end_k, unheard=False, stayed=0.0):
 def gain_by_pieces(det, change, loaded, drop):
     """What the piece let go of on `loaded` (0-based) weighs while `drop` grams net left the
     ship: with items, the ship's total (exact) plus what the other zones lost, each as the
-    cargo it held weighed when placed, when that fits a piece (left_beyond); else what its
-    zone gained, which crosstalk and sway leave light."""
+    cargo it held weighed when placed, when that fits a piece (left_beyond: its zone may
+    still settle light, a rat let go of after a hard press as a barrel left another zone,
+    zoo-jostles-21001); else what its zone gained, which crosstalk and sway leave light, if
+    that fits a piece (without items, always); else 0.0: no piece stayed."""
     pieces = left_beyond(det, change, loaded, drop)
-    return pieces if pieces else change[loaded]
+    if pieces:
+        return pieces
+    gain = change[loaded]
+    if det.items and measure.fit_errors(gain, det.items) > tuning.FRESH_FIT_ERRORS:
+        return 0.0
+    return gain
 
 
 def left_beyond(det, change, loaded, drop):
@@ -249,23 +255,14 @@ def stayed_by_name(det, pieces, net, stayed):
     return named - net
 
 
-def loaded_meanwhile(det, change, zones, drop):
+def loaded_meanwhile(det, change, zones):
     """The zone (0-based) a hand loaded and was seen letting go of in this episode, up by a
-    piece's worth while weight left `zones` (0-based) and `drop` grams net left the ship, or
-    -1. With items the piece must fit one: as its zone gained, or, while the zone still
-    settles light, as the cargo that left weighed beyond the net loss (left_beyond: a rat
-    let go of after a hard press as a barrel left another zone, zoo-jostles-21001)."""
+    piece's worth while weight left `zones` (0-based), or -1 (with items, gain_by_pieces
+    tells whether a piece stayed there)."""
     if not det.area_n or det.released_k is None:
         return -1
     zone = measure.worst_zone(det.area)
-    gain = change[zone]
-    if zone in zones or det.area[zone] <= 0.0 or gain < det.floor_g:
-        return -1
-    if (
-        det.items
-        and measure.fit_errors(gain, det.items) > tuning.FRESH_FIT_ERRORS
-        and not left_beyond(det, change, zone, drop)
-    ):
+    if zone in zones or det.area[zone] <= 0.0 or change[zone] < det.floor_g:
         return -1
     return zone
 
