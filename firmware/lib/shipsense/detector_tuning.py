@@ -297,8 +297,8 @@ _MAT_STILL_MS = const(60)
 # .pending_step, table.steady_mean): a crate off the top yard rings the mat 6-9 g for about
 # 100 ms after a 280 ms fall, which made a topple's fall 450-500 ms late at 80 SPS
 _MAT_STEADY_MS = const(75)
-# ... or, ringing harder (the second ship's: 50-120 g each way at 10-18 Hz), once its mean over
-# this window stops moving with the ring's phase (table.ringing_mean); 10 SPS's HX711 averages it
+# ... or, ringing harder (the second ship's: 50-120 g each way at 8-18 Hz), by the level the
+# ring dies toward over this window (detector_topple.ringing_level; 10 SPS's HX711 averages it)
 _MAT_RING_MS = const(200)
 # A piece let go of that vanished as cargo fell waits at most this long past its landing time
 # for the ship to decide the falls and the mat to settle (detector_vanished.cargo_step)

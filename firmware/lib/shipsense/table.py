@@ -75,14 +75,11 @@ class TableSense:
         # the mat waits as long to hold still as in a fall, its verdict stays its own
         self.expect_landing = False
         self.last_impact = 0
-        self.hit_k: int | None = (
-            None  # piezo hits waiting for the load cells to speak: the first's k ...
-        )
-        self.hit_t = 0  # ... and time ...
-        self.hit_n = 0  # ... and how many
-        self.held_hits: list[
-            float
-        ] = []  # times of hits during a possible fall, waiting for the verdict
+        # piezo hits waiting for the load cells to speak: the first's k, its time, how many
+        self.hit_k: int | None = None
+        self.hit_t = 0
+        self.hit_n = 0
+        self.held_hits: list[float] = []  # times of hits in a possible fall, for the verdict
         self.episode_hits = 0  # piezo hits during the present mat episode: pieces that struck
         # the last landing: an episode that left weight on the mat, with those that began
         # within the mat's settling time (settle_n) of the last one's end (a piece the mat
@@ -168,6 +165,13 @@ class TableSense:
         limit = 6.0 * self.sigma()
         if limit < GLITCH_MIN_G:
             limit = GLITCH_MIN_G
+        if self.ring_n > 16:
+            # sampled fast enough to see a ring (a landing's window of 40 samples at 80 SPS;
+            # at 10 SPS the HX711 averages one): its crest is no glitch where the mat moved
+            # as far the sample before
+            swing = self.prev1 - self.prev2
+            if limit < swing or limit < -swing:
+                limit = swing if swing > 0.0 else -swing
         if b - med > limit or med - b > limit:
             level = med
         self.level = level
@@ -278,35 +282,6 @@ class TableSense:
         if lo < floor_g or hi > 2.0 * lo:
             return None
         return mean
-
-    def ringing_mean(self, k: int, n: int) -> "float | None":
-        """The mat's mean above its base over its last `n` samples (even; a third more kept
-        in the ring) once the phase of however hard a ring no longer moves it: the two
-        halves' means, and the whole span's moved back a sixth and a third of it, within a
-        tenth of the level (MAT_BAND_MIN_G at least) of each other and of it, and the span
-        crossing its mean four times or more (a period and a half of the ring at least: a
-        slower ring, or a knock's first swings, leaves a share of a swing in any mean); else
-        None. The means are weighted in a triangle (weighted_mean), which leaves far less of
-        a ring in them than a flat one."""
-        mean = self.weighted_mean(k, n)
-        band = STEADY_HALVES * mean
-        if band < MAT_BAND_MIN_G:
-            band = MAT_BAND_MIN_G
-        half = n // 2
-        if abs(self.weighted_mean(k, half) - self.weighted_mean(k - half, half)) > band:
-            return None
-        for lag in (n // 6, n // 3):
-            if abs(self.weighted_mean(k - lag, n) - mean) > band:
-                return None
-        level = mean + self.base  # and the span crosses its mean four times or more
-        ring = self.ring
-        above = ring[k % self.ring_n] > level
-        crossings = 0
-        for j in range(1, n):
-            if (ring[(k - j) % self.ring_n] > level) != above:
-                crossings += 1
-                above = not above
-        return mean if crossings >= 4 else None
 
     def weighted_mean(self, k: int, n: int) -> float:
         """The last `n` samples' mean above the base, weighted 1, 2, .. n/2 .. 2, 1."""
