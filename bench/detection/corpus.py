@@ -196,6 +196,7 @@ HELD_BACK_ROUNDS = {
     62: 37000,  # eleven families: 37000-37923 and `jostles` 38000-38023
     63: 33000,  # eleven families: 33000-33923 and `jostles` 34000-34023
     64: 35000,  # eleven families: 35000-35923 and `jostles` 36000-36023
+    65: 22000,  # eleven families: 22000-22923 and `jostles` 23000-23023
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(

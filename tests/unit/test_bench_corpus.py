@@ -54,6 +54,8 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
         ("zoo-slides-held-back-63", "slides", 33000),
         ("zoo-jostles-held-back-63", "jostles", 34000),
         ("zoo-jostles-held-back-64", "jostles", 36000),
+        ("zoo-slides-held-back-65", "slides", 22000),
+        ("zoo-jostles-held-back-65", "jostles", 23000),
     ],
 )
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
