@@ -155,3 +155,30 @@ def test_rr11_at_80_sps_cargo_leaving_in_the_blow_of_a_toppled_pieces_landing_wa
     toppled, cargo = (10, "bottle"), (9, "boat")
     events = toppled_as_cargo_goes(80, table, toppled, cargo, 340.0, "caught")
     assert_toppled_and_cargo_placed_and_fell(events, toppled, cargo)
+
+
+def test_rr11_a_toppled_piece_whose_cargo_stayed_aboard_is_weighed_once_the_mat_holds_it():
+    # the second ship's seed 1322 (80 SPS, both sensors): a crate pressed onto yard 6 with
+    # 15 g toppled off 120 ms after the let-go and landed on the mat; the yard, ringing, read
+    # as 1.65 g of cargo leaving, which stayed (nothing fell). The toppled crate then waited
+    # for the mat's own verdict, 500 ms after the mat held it still, as if cargo might still
+    # land. With no cargo fallen, the mat's landing since the let-go is the crate's, weighed
+    # as a plain topple's is (detector_vanished.cargo_step)
+    name = (
+        "othership_1322_a_crate_topples_off_yard_6_onto_the_mat_as_the_yard_rings"
+        "_a_leaving_that_stays"
+    )
+    events = detect_excerpt(name, 80, "both")
+    (stay,) = of_type(events, "stay")
+    (place,) = of_type(events, "place")
+    (fall,) = of_type(events, "fall")
+    (land,) = of_type(events, "land")
+    assert (place["zone"], place["item"], fall["zones"], fall["items"]) == (
+        6,
+        "crate",
+        [6],
+        ["crate"],
+    )
+    assert fall["grams"] == pytest.approx(7.67, abs=0.5)
+    assert fall["decided_ms"] <= stay["decided_ms"] + 100
+    assert fall["decided_ms"] < land["decided_ms"] - 400

@@ -189,8 +189,13 @@ def cargo_step(det, k, table_events, events):
     """One sample of a load that vanished as cargo fell: once the ship decided the falls and
     the mat settled, what the mat took beyond them is that load, toppled off as it was let go
     (a `place` and a `fall`, if a piece's worth no heavier than the rise; vanished_share,
-    from the falls' grams and items counted as they are sent); else nothing. Without a mat,
-    the load that stood, at once (note_vanished kept only one the piezo heard)."""
+    from the falls' grams and items counted as they are sent); else nothing. Where no cargo
+    fell after all (what left stayed aboard) and the mat began to take weight when a piece
+    toppling off would land, nothing else is coming: what it holds is that load, weighed as
+    soon as a plain topple's would be (steady, by its ring, or still), not once the mat's
+    own episode ends (the second ship's seed 1322: a crate let go on yard 6 toppled onto the
+    mat as the yard rang, a leaving that stayed; 500 ms sooner). Without a mat, the load
+    that stood, at once (note_vanished kept only one the piezo heard)."""
     pending = det.pending
     table = det.table_sense
     if not table.uses_mat:
@@ -206,6 +211,26 @@ def cargo_step(det, k, table_events, events):
                 pending.cargo_items = None
             elif pending.cargo_items is not None and "items" in event:
                 pending.cargo_items.extend(event["items"])
+    if (
+        pending.cargo_g == 0.0
+        and pending.landed_g == 0.0
+        and table.active
+        and det.state != records.LEAVING
+        and topple.in_topple_time(det, table.onset_k, pending.released_k, pending.fall_by_k)
+    ):
+        n = k - table.onset_k
+        grams = None
+        if n >= det.mat_steady_n:
+            grams = table.steady_mean(k, det.mat_steady_n, det.floor_g)
+        if grams is None and det.mat_ring_n and n >= det.mat_ring_n:
+            grams = topple.ringing_level(table, k, det.mat_ring_n)
+        if grams is None and n >= det.mat_still_n:
+            grams = table.still_mean(k, det.mat_still_n)
+            if grams is not None:
+                grams -= table.base
+        if grams is not None and grams >= det.floor_g:
+            topple.resolve_topple(det, grams, events)
+            return
     if table_events:
         landed_meanwhile(det, pending, table_events)
         pending.until_k = k + det.table_fall_n  # the mat's word may have been a first piece's
