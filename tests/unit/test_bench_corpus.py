@@ -56,6 +56,10 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
         ("zoo-jostles-held-back-64", "jostles", 36000),
         ("zoo-slides-held-back-65", "slides", 22000),
         ("zoo-jostles-held-back-65", "jostles", 23000),
+        ("zoo-rings", "rings", 21100),
+        ("zoo-rings-2", "rings", 31100),
+        ("zoo-rings-held-back-66", "rings", 25100),
+        ("zoo-slides-held-back-66", "slides", 24000),
     ],
 )
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
@@ -71,6 +75,7 @@ def test_a_family_that_came_later_has_no_held_back_set_in_rounds_before_it():
     assert "zoo-wear-held-back-24" in corpus.ZOO_SETS
     assert "zoo-knocks-held-back-60" not in corpus.ZOO_SETS  # `knocks` came after round 60
     assert "zoo-jostles-held-back-61" not in corpus.ZOO_SETS  # round 61 was fixed before it
+    assert "zoo-rings-held-back-65" not in corpus.ZOO_SETS  # round 65 was fixed before it
     seeds = [base + i for base in corpus.ZOO_SETS.values() for i in range(corpus.ZOO_SIZE)]
     assert len(seeds) == len(set(seeds))  # no two sets share a ship
 

@@ -149,3 +149,25 @@ def test_the_sensors_family_draws_each_ship_within_its_ranges():
         assert s.piezo_threshold_mj == pytest.approx(1.0 / s.piezo_gain**2)
     hands = FAMILIES["sensors"].hands
     assert hands.mat_ring_fraction == (0.05, 0.4) and hands.bounce_rest_ms == (0.0, 600.0)
+
+
+def test_a_rings_mat_swings_several_times_a_landed_pieces_weight():
+    """`rings`: a piece landing on the mat rocks it on with 3-20 times its weight (less from
+    the lower zones, which it falls from slower) at 8-18 Hz; the other ship's mat swung a
+    7.8 g crate's landing 50-120 g each way, `sensors`' at most 0.4 times the weight."""
+    rings = level_named("rings")
+    hands = rings.hands
+    assert hands.mat_ring_fraction == (3.0, 20.0) and hands.mat_ring_hz == (8.0, 18.0)
+    assert hands.topple_probability == 0.15
+    swings = []
+    for seed in range(3):
+        ship = VirtualShip(ShipParams.draw(rings, seed, rate_sps=80, table="mat"), seed)
+        mat = [(s.t_ms, s.table_g) for s in random_session(ship, rings, 120.0, seed)]
+        for fall in (r for r in ship.truth_json() if r["type"] == "fall"):
+            for piece in fall["pieces"]:
+                if piece["outcome"] == "landed":
+                    after = [g for t, g in mat if 20 <= t - piece["land_ms"] <= 200]
+                    swings.append((max(after) - min(after)) / 2 / piece["grams"])
+    swings.sort()
+    assert len(swings) >= 15
+    assert swings[len(swings) // 2] >= 3.0 and swings[-1] >= 8.0 and swings[0] >= 1.0

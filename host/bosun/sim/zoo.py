@@ -24,6 +24,13 @@ Named behaviours (the ranges each family draws from):
   does: the separately written ship's falls began around another zone's load 470 times in
   2875, 389 of them a piece alone (bench/README.md, after round AS); the zoo's almost only
   as `cascades`' 2-3 pieces, 150-600 ms after the let-go;
+- a mat that rings hard (`rings`): as `topples`, and every piece that lands on the mat
+  rocks it on with 3-20 times its weight at 8-18 Hz, decaying in 60-250 ms
+  (`mat_ring_fraction`, `mat_ring_hz`, `mat_ring_decay_ms`; the hands' `impact_hz` spike
+  comes first): the separately written ship's mat swung 50-120 g each way at 8-18 Hz for a
+  7.8 g crate (seeds 0 and 1302; 250 g for seed 906's chest), the zoo's (`sensors`) at most
+  0.4 of the piece's weight at 3-10 Hz, so the detector's ring fit (detector_topple
+  .ringing_level) had never been tried on a zoo ship (bench/README.md, after round AV);
 - sway and crosstalk (`sway`): modes of 0.3-4 Hz, damping from light (4 s) to heavy
   (0.3 s), up to 0.4 g of sway per gram loaded, crosstalk 5-15 % between neighbours;
 - rough hands and pieces (`rough`): presses of 5-60 g held 0.1-1.5 s, ringing up to 0.7 of
@@ -96,6 +103,13 @@ FAMILIES: dict[str, Level] = {
         topple_knock_gap_ms=(30.0, 400.0),
     ),
     "jostles": _hands("jostles", jostle_probability=0.3, jostle_ms=(-300.0, 600.0)),
+    "rings": _hands(
+        "rings",
+        topple_probability=0.15,
+        mat_ring_fraction=(3.0, 20.0),
+        mat_ring_hz=(8.0, 18.0),
+        mat_ring_decay_ms=(60.0, 250.0),
+    ),
     "sway": replace(
         NORMAL,
         name="sway",
