@@ -124,9 +124,9 @@ def ringing_level(table, k, n):
     first = level = 0.0
     for i in range(2):
         end = k - i * (n // 4)
-        m = end - n + n // 4 + 3
+        start = end - n + n // 4 + 3  # (j - 2 is in the span)
         su = sv = sy = suu = svv = suv = suy = svy = 0.0
-        for j in range(m, end + 1):
+        for j in range(start, end + 1):
             y = ring[j % rn] - ref
             u = ring[(j - 1) % rn] - ref
             v = ring[(j - 2) % rn] - ref
@@ -138,7 +138,7 @@ def ringing_level(table, k, n):
             suv += u * v
             suy += u * y
             svy += v * y
-        m = end + 1 - m
+        m = end + 1 - start
         su /= m
         sv /= m
         sy /= m
