@@ -125,7 +125,7 @@ def ringing_level(table, k, n):
     for i in range(2):
         end = k - i * (n // 4)
         start = end - n + n // 4 + 3  # (j - 2 is in the span)
-        su = sv = sy = suu = svv = suv = suy = svy = 0.0
+        su = sv = sy = suu = svv = suv = suy = svy = syy = 0.0
         for j in range(start, end + 1):
             y = ring[j % rn] - ref
             u = ring[(j - 1) % rn] - ref
@@ -133,6 +133,7 @@ def ringing_level(table, k, n):
             su += u
             sv += v
             sy += y
+            syy += y * y
             suu += u * u
             svv += v * v
             suv += u * v
@@ -148,10 +149,15 @@ def ringing_level(table, k, n):
         d = cuu * cvv - cuv * cuv
         if d <= 0.0:
             return None  # the mat holds still (still_mean weighs it)
-        c1 = ((suy / m - su * sy) * cvv - (svy / m - sv * sy) * cuv) / d
-        c2 = ((svy / m - sv * sy) * cuu - (suy / m - su * sy) * cuv) / d
+        cuy = suy / m - su * sy
+        cvy = svy / m - sv * sy
+        c1 = (cuy * cvv - cvy * cuv) / d
+        c2 = (cvy * cuu - cuy * cuv) / d
         if not -1.0 < c2 < 0.0 or c1 * c1 + 4.0 * c2 >= 0.0:
             return None  # no ring dying away
+        cyy = syy / m - sy * sy
+        if cyy - c1 * cuy - c2 * cvy > 0.1 * cyy:
+            return None  # one damped mode leaves over a tenth of the span's motion unexplained
         level = (sy - c1 * su - c2 * sv) / (1.0 - c1 - c2)
         if i == 0:
             first = level
