@@ -110,12 +110,13 @@ def ringing_level(table, k, n):
     its last `n` samples (8 to the ring's, all in this episode): one damped mode steps
     as x[j] = c0 + c1 x[j-1] + c2 x[j-2] and settles at c0 / (1 - c1 - c2) whatever its
     phase, frequency or amplitude. Fitted by least squares over the span's first and
-    its last three quarters: both a ring dying away (complex roots, decay < 1), their
-    levels within a tenth of it (mat.MAT_BAND_MIN_G at least), and a level near the base (a
-    knock's first swings, a piece that bounced off) crossed four times or more; else
-    None. The second ship's seed 1302: a crate ringing the mat 90 g each way at 8 Hz,
-    weighed by a mean of 200 ms 730 ms after it landed (8.41 g for 7.79), this way 200
-    ms after (7.47 g)."""
+    its last three quarters: both a ring dying away (complex roots, decay < 1) that explains
+    nine tenths of its window's variance (a bounced piece's blow and ring together do not:
+    zoo-rings-21100), their levels within a tenth of it (mat.MAT_BAND_MIN_G at least), and
+    a level near the base (a knock's first swings, a piece that bounced off) crossed four
+    times or more; else None. The second ship's seed 1302: a crate ringing the mat 90 g
+    each way at 8 Hz, weighed by a mean of 200 ms 730 ms after it landed (8.41 g for
+    7.79), this way 200 ms after (7.47 g)."""
     if not table.active or k - n + 1 < table.onset_k:
         return None
     ring = table.ring
