@@ -165,7 +165,10 @@ def test_the_driver_throws_away_a_train_with_a_stretched_clock_pulse(amplifiers,
         amplifiers.stretch_next_us = 150
         assert not bus.read()
         assert bus.powered_down and bus.stretched_pulses >= 1 and bus.longest_high_us >= 150
-        assert amplifiers.power_downs == downs + 1  # the model powered down: the reading is void
+        # the model powered down, so the reading is void. A busy machine may power it down
+        # once more in the same read: another pulse of the train preempted with SCK high, or
+        # the train so slow that the bus reset the amplifiers (CI on 2 cores saw 2)
+        assert amplifiers.power_downs >= downs + 1
     finally:
         lines.release()
 
