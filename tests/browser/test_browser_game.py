@@ -109,23 +109,31 @@ def decide(phones, table_page) -> None:
 
 def by_hand(phone, table_page, selector: str, done_js: str, still_js: str = "true") -> bool:
     """Click one of the page's virtual hands until the ship takes it (it may still sway);
-    False when the moment passed first (`still_js` no longer holds: a slow hand)."""
+    False when the moment passed first (`still_js` no longer holds: a slow hand). Each click
+    waits for the page to be done sending (seat.js drops a click while a request is out: on
+    a busy machine the last place's reply can come after the stream showed it) and for its
+    own reply."""
     still = f"(() => {{ const s = window.bosunLast; return {still_js}; }})()"
     for _ in range(40):
         if not table_page.evaluate(still):
             return False
         seen = table_page.evaluate("window.testArrivals.length")
+        expect(phone.locator("#seat")).not_to_have_class(re.compile(r"\bbusy\b"))
         try:
-            phone.click(selector, timeout=5_000)
+            with phone.expect_response(
+                lambda r: r.url.endswith("/virtual") and r.request.method == "POST"
+            ) as reply:
+                phone.click(selector, timeout=5_000)
         except PlaywrightTimeout:
             continue  # the button is gone for now: look at the moment again
-        phone.wait_for_function(
-            f"(() => {{ const s = window.bosunLast; return ({done_js}) || "
-            "!document.getElementById('error').hidden; })()"
-        )
-        if phone.locator("#error").is_hidden():
+        if reply.value.ok:
+            phone.wait_for_function(
+                f"(() => {{ const s = window.bosunLast; return {done_js}; }})()"
+            )
             return True
-        assert re.search("moving|watching", phone.locator("#error").inner_text())
+        error = reply.value.json()["error"]
+        assert re.search("moving|watching", error), error
+        expect(phone.locator("#error")).to_contain_text(error)
         phone.evaluate("document.getElementById('error').hidden = true")
         table_page.wait_for_function(f"window.testArrivals.length > {seen + 1}")
     raise AssertionError(f"the ship never took {selector}")
