@@ -169,9 +169,9 @@ class TableSense:
             # sampled fast enough to see a ring (a landing's window of 40 samples at 80 SPS;
             # at 10 SPS the HX711 averages one): its crest is no glitch where the mat moved
             # as far the sample before
-            swing = self.prev1 - self.prev2
-            if limit < swing or limit < -swing:
-                limit = swing if swing > 0.0 else -swing
+            swing = abs(self.prev1 - self.prev2)
+            if limit < swing:
+                limit = swing
         if b - med > limit or med - b > limit:
             level = med
         self.level = level
