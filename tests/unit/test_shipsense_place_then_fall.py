@@ -19,7 +19,7 @@ from test_shipsense_detector import (
     detect_excerpt,
     of_type,
 )
-from test_shipsense_signals import ShipSignal
+from test_shipsense_signals import MAT, ShipSignal
 
 from bosun.sim import VirtualShip
 from shipsense.detector import Detector
@@ -577,3 +577,25 @@ def test_a_knock_on_the_table_as_a_piece_is_let_go_onto_cargo_does_not_hold_its_
         return place["decided_ms"] - let_go
 
     assert place_latency(knock=True) == place_latency(knock=False)
+
+
+def test_rr13_a_piece_falling_elsewhere_as_one_is_let_go_onto_cargo_waits_not_for_a_ringing_mat():
+    # issue 11 (the second ship's seed 1200, 80 SPS, 171598 ms): a chest was let go onto
+    # quarter 4, which held a barrel, as a barrel fell off yard 6 and rang the mat 50 g each
+    # way. The mat weighed a barrel's worth by its ring 200 ms after the landing, but the
+    # chest's place, and the barrel's fall with it, waited for the mat to settle, 765 ms after
+    # the barrel left, as if the barrel landing might be quarter 4's. Yard 6 lost what landed:
+    # quarter 4's cargo stayed where it was, and the place is decided
+    signal = ShipSignal(seconds=6.0, noise_g=0.1, table="mat")
+    signal.place(4, 6.1, 300.0, press_g=0.0)
+    signal.place(6, 6.1, 1300.0, press_g=0.0)
+    let_go = signal.place(4, 9.4, 3000.0, press_g=15.0, press_ms=500.0)
+    leave = signal.fall(6, 6.1, let_go - 40.0, flight_ms=230.0)
+    signal.ring(MAT, 50.0, leave + 230.0, hz=9.0, tau_ms=200.0)
+    events = detect(signal, ITEMS)
+    places = of_type(events, "place")
+    assert [(p["zone"], p["item"]) for p in places] == [(4, "barrel"), (6, "barrel"), (4, "chest")]
+    assert places[-1]["grams"] == pytest.approx(9.4, abs=0.4)
+    (fall,) = of_type(events, "fall")
+    assert (fall["zones"], fall["items"]) == ([6], ["barrel"])
+    assert fall["decided_ms"] - leave < 600  # waiting for the mat to settle: 818 ms

@@ -25,16 +25,36 @@ def mat_still_weighing(det, k):
     zone being loaded holds cargo: cargo pushed off it is told by what the mat weighed
     (detector_fall.cargo_the_mat_took), which the place waits for (zoo-jostles-2-31014, 80
     SPS: a rat slid off yard 8 as a chest was pressed there; the mat weighed it 50 ms after
-    the chest was placed at 7.0 g)."""
+    the chest was placed at 7.0 g). Not once the mat weighs what landed, steady or by its
+    ring, and that is none of the zone's cargo or what another zone lost (the second ship's
+    seed 1200: a barrel fell off yard 6 as a chest was let go on quarter 4, which held a
+    barrel too; the chest's place, and the fall with it, waited 0.8 s for the ringing mat)."""
     table = det.table_sense
-    return (
+    if not (
         det.items
         and mat_began_since(det, det.onset_k)
         and k - table.onset_k < table.settle_fall_n
         and det.area_n
         and len(det.cargo.zones[measure.loaded_zone(det) + 1]) > 0
         and table.weighted_mean(k, table.settle_n) >= det.floor_g
-    )
+    ):
+        return False
+    landed = None
+    if k - table.onset_k >= det.mat_steady_n:
+        landed = table.steady_mean(k, det.mat_steady_n, det.floor_g)
+    if landed is None and det.mat_ring_n and k - table.onset_k >= det.mat_ring_n:
+        landed = ringing_level(table, k, det.mat_ring_n)
+    if landed is None or landed < det.floor_g:
+        return True
+    loaded = measure.loaded_zone(det)
+    aboard = det.cargo.zones[loaded + 1]
+    if measure.subset_fit(landed, aboard, det.items) > tuning.FRESH_CARGO_ERRORS:
+        return False
+    lost = measure.losses(det, measure.zone_change(det, k, det.stable_w))
+    for i in range(det.n_zones):
+        if i != loaded and abs(lost[i] - landed) <= tuning.MAT_TOOK_FRACTION * landed:
+            return False
+    return True
 
 
 def pending_step(det, k, table_events, events):
