@@ -569,13 +569,15 @@ def test_rr11_a_topple_still_ringing_the_mat_as_cargo_began_to_leave_is_weighed_
     # toppled piece: a place and a fall, and no touch. Seed 912: the boat's landing struck
     # the mat 36-64 g above its base for the three samples before the cargo was noticed
     # leaving; that blow, heavier than the 20 g rise could weigh, was taken for the weight
-    # the mat held, and the touch stood
+    # the mat held, and the touch stood. Seed 900's chest, whose brief rest weighed what the
+    # mat's ring did, is decided before the sailor's fall (detector_topple.pending_step)
     events = detect_excerpt(name, 80, "mat", items)
     assert of_type(events, "touch") == []
     zone, item = toppled
     (place,) = of_type(events, "place")
     assert (place["zone"], place["item"]) == (zone, item)
-    cargo_fall, topple_fall = of_type(events, "fall")
+    falls = of_type(events, "fall")
+    cargo_fall, topple_fall = sorted(falls, key=lambda fall: fall["t_ms"] == place["t_ms"])
     assert cargo_fall["zones"] == [cargo[0]]
     assert cargo_fall["grams"] + topple_fall["grams"] == pytest.approx(
         cargo[1] + items[item], rel=0.12

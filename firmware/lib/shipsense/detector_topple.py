@@ -61,11 +61,11 @@ def pending_step(det, k, table_events, events):
     """One sample with a touch pending: the touch stands if the table felt nothing by the
     time a toppled piece would have reached it; once the mat felt something, its verdict
     decides: its own when it comes, or sooner a still weight it already holds (a knock's
-    ripple never holds still off its base) or one it rings about steadily however hard, or,
-    struck in time and still again with nothing on it (or ringing about its base), the
-    rise's weight. Without a mat, a piezo hit in time decides (the rise's weight); so it
-    does at the end where the mat was busy before the rise vanished (it cannot be said to
-    begin then)."""
+    ripple never holds still off its base) or one it rings about steadily however hard (over
+    a shorter ring where the piece's brief rest weighed the same), or, struck in time and
+    still again with nothing on it (or ringing about its base), the rise's weight. Without a
+    mat, a piezo hit in time decides (the rise's weight); so it does at the end where the mat
+    was busy before the rise vanished (it cannot be said to begin then)."""
     pending = det.pending
     table = det.table_sense
     if not pending.mat and (
@@ -97,6 +97,16 @@ def pending_step(det, k, table_events, events):
             if steady is not None:
                 resolve_topple(det, steady, events)
                 return
+        early = det.mat_ring_early_n
+        if early and early <= k - table.onset_k < det.mat_ring_n:
+            # a shorter ring is rough alone: it decides where the brief rest weighed the same
+            steady = ringing_level(table, k, early)
+            if steady is not None and steady >= det.floor_g:
+                if not pending.stood_g:
+                    pending.stood_g = measure.brief_rest(det, pending.released_k, pending.peak_g)
+                if abs(pending.stood_g - steady) <= mat.STEADY_HALVES * steady:
+                    resolve_topple(det, steady, events)
+                    return
         if det.mat_ring_n and k - table.onset_k >= det.mat_ring_n:
             steady = ringing_level(table, k, det.mat_ring_n)
             if steady is not None and steady >= det.floor_g:

@@ -110,10 +110,9 @@ _PLAIN_DOUBT_MS = const(1225)
 # coming (this keeps the longer wait short where the stretch began late, as at 10 SPS)
 _PRESS_LONGEST_MS = const(1500)
 # A still level lighter than any piece, that the ship cannot rest at the old level beside, is
-# where it rests once it has held this long (at least the shortest weighing window). A cell's
-# zero steps so when it is knocked (zoo `wear`: up to 1 g); waiting the longest window for it
-# (1.2 s) held the episode open, and a place begun meanwhile was weighed on top of the step
-# (zoo-wear). 100-350 ms decide the same on every tuning set.
+# where it rests once it has held this long (at least the shortest weighing window). A knocked
+# cell's zero steps so (zoo `wear`: up to 1 g); waiting the longest window (1.2 s) held the
+# episode open, and a place begun meanwhile was weighed on the step. 100-350 ms decide the same.
 _SUB_FLOOR_REST_MS = const(300)
 # An episode that ends on a still level this many of its weighing errors off the level it
 # began from ends where the ship now stands (detector_rest.rest_where_standing): noise
@@ -160,12 +159,11 @@ CASCADE_CARGO_ERRORS = const(2.0)
 CASCADE_CARGO_PIECES = const(4)
 TOUCH_MIN_G = const(1.5)  # smaller transients are not worth a `touch`
 _SHORT_REST_SAMPLES = const(2)  # at 10 SPS a piece may be seen resting for this many samples only
-# A fresh piece that came to rest as cargo left other zones rests at a level between two
-# pieces' weights, which takes a second or more to weigh: it is weighed by what its own zone
-# gained (detector_place.weighed_by_its_gain), at 10 SPS as soon as a place may be, at 80 SPS
-# once it has stood this long (sooner, the cargo may still be leaving: on the second ship's
-# tuning traces, from 0.1 s 3 falls fewer were found, from 0.2 s one). The cargo's fall,
-# decided with the place, comes that much sooner: 80 SPS falls over 450 ms there 182 -> 177.
+# A fresh piece that came to rest as cargo left other zones rests between two pieces' weights,
+# which takes a second or more to weigh: it is weighed by what its own zone gained (detector_place
+# .weighed_by_its_gain), at 10 SPS as soon as a place may be, at 80 SPS once it stood this long
+# (sooner, the cargo may still be leaving: from 0.1 s 3 falls fewer were found on the second
+# ship's tuning traces, from 0.2 s one; the falls over 450 ms at 80 SPS went 182 -> 177).
 _GAIN_WEIGH_MS = const(400)
 
 # --- leaving, fall and shift ---------------------------------------------------------------
@@ -300,6 +298,7 @@ _MAT_STEADY_MS = const(75)
 # ... or, ringing harder (the second ship's: 50-120 g each way at 8-18 Hz), by the level the
 # ring dies toward over this window (detector_topple.ringing_level; 10 SPS's HX711 averages it)
 _MAT_RING_MS = const(200)
+_MAT_RING_EARLY_MS = const(125)  # ... sooner where its brief rest weighed the same within a tenth
 # A piece let go of that vanished as cargo fell waits at most this long past its landing time
 # for the ship to decide the falls and the mat to settle (detector_vanished.cargo_step)
 _CARGO_WAIT_MS = const(3000)
@@ -430,6 +429,7 @@ def windows(det):
     det.mat_still_n = max(3, ns(_MAT_STILL_MS))
     det.mat_steady_n = 2 * max(2, (ns(_MAT_STEADY_MS) + 1) // 2)  # even: two halves
     det.mat_ring_n = 2 * (ns(_MAT_RING_MS) // 2) if rate_hz >= _SLOW_RATE_HZ else 0
+    det.mat_ring_early_n = ns(_MAT_RING_EARLY_MS) if det.mat_ring_n else 0
     det.cargo_wait_n = ns(_CARGO_WAIT_MS)
     det.topple_soonest_n = ns(_TOPPLE_SOONEST_MS) - _LET_GO_SEEN_SAMPLES
     det.brief_rest_n = max(2, ns(_BRIEF_REST_MS))
