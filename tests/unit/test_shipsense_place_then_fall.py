@@ -463,6 +463,23 @@ def test_rr11_a_toppled_piece_that_stood_a_moment_is_weighed_sooner_where_the_ri
     assert topple_decided_after_landing(5.3) >= agreeing + 30
 
 
+def test_rr11_a_toppled_piece_that_bounced_off_a_ringing_mat_is_told_by_the_shorter_ring():
+    # the second ship's seed 18, 80 SPS, a mat: a chest (9.2 g) pressed onto yard 8 with 20 g
+    # toppled off 150 ms after the let-go, struck the mat and bounced off it 17 ms later,
+    # leaving it ringing about its base. The ring's level over 200 ms told the bounce 200 ms
+    # after the landing; over 125 ms it already rings about the base, crossed four times, and
+    # the chest is weighed by what stood before it went
+    events = detect_excerpt(
+        "othership_18_a_chest_topples_off_yard_8_and_bounces_off_the_mat_as_it_rings", 80, "mat"
+    )
+    assert of_type(events, "touch") == []
+    assert_placed_and_fell(events, 8, "chest", 9.21)
+    (fall,) = of_type(events, "fall")
+    (land,) = of_type(events, "land")
+    assert land["bounced"]
+    assert fall["decided_ms"] - land["t_ms"] < 160  # 200 over the longer ring
+
+
 def test_rr11_a_piece_that_bounces_off_a_mat_ringing_hard_is_weighed_by_the_rise_sooner():
     # the second ship's seed 906, 80 SPS, a mat: a chest was let go on yard 9 as the chest
     # already there tipped off; it struck the mat, swung it 250 g each way at 15 Hz and

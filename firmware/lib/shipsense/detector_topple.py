@@ -63,7 +63,8 @@ def pending_step(det, k, table_events, events):
     decides: its own when it comes, or sooner a still weight it already holds (a knock's
     ripple never holds still off its base) or one it rings about steadily however hard (over
     a shorter ring where the piece's brief rest weighed the same), or, struck in time and
-    still again with nothing on it (or ringing about its base), the rise's weight. Without a
+    still again with nothing on it (or ringing about its base, over the shorter ring too),
+    the rise's weight. Without a
     mat, a piezo hit in time decides (the rise's weight); so it does at the end where the mat
     was busy before the rise vanished (it cannot be said to begin then)."""
     pending = det.pending
@@ -99,7 +100,8 @@ def pending_step(det, k, table_events, events):
                 return
         early = det.mat_ring_early_n
         if early and early <= k - table.onset_k < det.mat_ring_n:
-            # a shorter ring is rough alone: it decides where the brief rest weighed the same
+            # a shorter ring is rough alone: it decides where the brief rest weighed the same,
+            # or where it rings about its base, crossed four times in it (the piece bounced)
             steady = ringing_level(table, k, early)
             if steady is not None and steady >= det.floor_g:
                 if not pending.stood_g:
@@ -107,6 +109,9 @@ def pending_step(det, k, table_events, events):
                 if abs(pending.stood_g - steady) <= mat.STEADY_HALVES * steady:
                     resolve_topple(det, steady, events)
                     return
+            elif steady is not None and struck_meanwhile(det, table.onset_k):
+                topple_as_risen(det, events)
+                return
         if det.mat_ring_n and k - table.onset_k >= det.mat_ring_n:
             steady = ringing_level(table, k, det.mat_ring_n)
             if steady is not None and steady >= det.floor_g:

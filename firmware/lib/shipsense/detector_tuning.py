@@ -298,7 +298,7 @@ _MAT_STEADY_MS = const(75)
 # ... or, ringing harder (the second ship's: 50-120 g each way at 8-18 Hz), by the level the
 # ring dies toward over this window (detector_topple.ringing_level; 10 SPS's HX711 averages it)
 _MAT_RING_MS = const(200)
-_MAT_RING_EARLY_MS = const(125)  # ... sooner where its brief rest weighed the same within a tenth
+_MAT_RING_EARLY_MS = const(125)  # ... sooner, where the brief rest agrees or it rings about base
 # A piece let go of that vanished as cargo fell waits at most this long past its landing time
 # for the ship to decide the falls and the mat to settle (detector_vanished.cargo_step)
 _CARGO_WAIT_MS = const(3000)
