@@ -206,6 +206,7 @@ HELD_BACK_ROUNDS = {
     66: 24000,  # twelve families: 24000-24923, `jostles` 25000-25023, `rings` 25100-25123
     67: 26000,  # twelve families: 26000-26923, `jostles` 27000-27023, `rings` 27100-27123
     68: 28000,  # twelve families: 28000-28923, `jostles` 29000-29023, `rings` 29100-29123
+    69: 100000,  # twelve families: 100000-101123 (no 1000 below 100000 is free for twelve)
 }
 for _round, _base in HELD_BACK_ROUNDS.items():
     ZOO_HELD_BACK.update(

@@ -63,6 +63,8 @@ def test_two_benches_filling_a_fresh_corpus_at_once_leave_one_whole_trace(tmp_pa
         ("zoo-rings-held-back-67", "rings", 27100),
         ("zoo-rings-held-back-68", "rings", 29100),
         ("zoo-slides-held-back-68", "slides", 28000),
+        ("zoo-rings-held-back-69", "rings", 101100),
+        ("zoo-jostles-held-back-69", "jostles", 101000),
     ],
 )
 def test_a_zoo_sets_family_and_seeds_are_its_own(half, family, seed, tmp_path):
