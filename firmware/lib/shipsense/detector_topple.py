@@ -64,9 +64,9 @@ def pending_step(det, k, table_events, events):
     ripple never holds still off its base) or one it rings about steadily however hard (over
     a shorter ring where the piece's brief rest weighed the same), or, struck in time and
     still again with nothing on it (or ringing about its base, over the shorter ring too),
-    the rise's weight. Without a
-    mat, a piezo hit in time decides (the rise's weight); so it does at the end where the mat
-    was busy before the rise vanished (it cannot be said to begin then)."""
+    the rise's weight. Without a mat, a piezo hit in time decides (the rise's weight); so it
+    does at the end where the mat was busy before the rise vanished (it cannot be said to
+    begin then)."""
     pending = det.pending
     table = det.table_sense
     if not pending.mat and (
@@ -101,7 +101,8 @@ def pending_step(det, k, table_events, events):
         early = det.mat_ring_early_n
         if early and early <= k - table.onset_k < det.mat_ring_n:
             # a shorter ring is rough alone: it decides where the brief rest weighed the same,
-            # or where it rings about its base, crossed four times in it (the piece bounced)
+            # or where it rings about no piece's weight (ringing_level: a level near the base
+            # crossed four times), the piece bounced off, as the longer ring does
             steady = ringing_level(table, k, early)
             if steady is not None and steady >= det.floor_g:
                 if not pending.stood_g:
