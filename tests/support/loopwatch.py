@@ -172,7 +172,9 @@ class LoopWatch:
         with self._lock:
             self._pending.append((current, wall_s, before, after, gc_s))
 
-    def _judge(self, current: _Running, wall_s: float, before, after, gc_s: float) -> None:
+    def _judge(
+        self, current: _Running, wall_s: float, before, after, gc_s: float
+    ) -> LoopHold | None:
         held = wall_s - gc_s
         if before is not None and after is not None:
             cpu_s = (after[0] - before[0]) / 1e9
@@ -185,9 +187,8 @@ class LoopWatch:
             others_queue_s = max(0.0, self._queued_between(current.start, end) - own_queue_s)
             held = cpu_s + max(0.0, blocked_s - others_queue_s) - gc_s
         if held >= self.limit_s and not _is_browser_driver(current.handle):
-            hold = LoopHold(_describe(current.handle), held, wall_s, current.stack)
-            with self._lock:
-                self._holds.append(hold)
+            return LoopHold(_describe(current.handle), held, wall_s, current.stack)
+        return None
 
     # -- the sampler thread ------------------------------------------------------------------
 
@@ -206,10 +207,15 @@ class LoopWatch:
             return
         latest = self._queued_series[-1][0]
         with self._lock:
+            # judged and kept before they leave the pending list: take() waits while it is not
+            # empty, and must then find them (a hold judged after it looked went to the next
+            # test, in CI once)
             ready = [p for p in self._pending if p[0].start + p[1] < latest]
+            for record in ready:
+                hold = self._judge(*record)
+                if hold is not None:
+                    self._holds.append(hold)
             self._pending = [p for p in self._pending if p[0].start + p[1] >= latest]
-        for record in ready:
-            self._judge(*record)
 
     def _keep_stacks(self) -> None:
         now = time.monotonic()
