@@ -60,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", help="only traces whose name contains this")
     parser.add_argument("--misses", action="store_true", help="list every miss of the detector")
+    parser.add_argument(
+        "--late",
+        type=float,
+        metavar="MS",
+        help="list every fall found that was decided more than MS after it left, latest first",
+    )
     parser.add_argument("--groups", action="store_true", help="also by rate and level")
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline")
     parser.add_argument("--json", type=Path, help="also write all figures to this JSON file")
@@ -107,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\r" + " " * 78 + "\r", end="", file=sys.stderr)
         figures[half] = {"shipsense": summary(ours), "by_group": {}}
         report(f"{half} shipsense", ours, args.misses)
+        if args.late is not None:
+            print_late(half, ours, args.late)
         if args.groups:
             for key in sorted(groups):
                 report(f"{half} {key}", groups[key], False)
@@ -299,6 +307,15 @@ def report(label: str, s: Score, misses: bool) -> None:
     if misses:
         for line in s.misses:
             print("  " + line)
+
+
+def print_late(half: str, s: Score, late_ms: float) -> None:
+    """The falls found and weighed right that were decided more than `late_ms` after they
+    left, latest first: where the fall latency's tail comes from."""
+    late = sorted((timed for timed in s.falls_timed if timed[0] > late_ms), reverse=True)
+    print(f"[{half}] falls decided over {late_ms:.0f} ms after they left: {len(late)}")
+    for _, line in late:
+        print("  " + line)
 
 
 def print_80(half: str, s: Score) -> None:

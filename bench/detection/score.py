@@ -75,6 +75,8 @@ class Score:
     samples: int = 0
     latency_place: list[float] = field(default_factory=list)
     latency_fall: list[float] = field(default_factory=list)
+    # every fall found and weighed right: (its latency, what it was), for `--late`
+    falls_timed: list[tuple[float, str]] = field(default_factory=list)
     latency_leaving_start: list[float] = field(default_factory=list)
     latency_leaving: list[float] = field(default_factory=list)
     leaving_missed: int = 0
@@ -320,7 +322,16 @@ def score_trace(truth: list[dict], events: list[dict], label: str = "") -> Score
             s.fall_tp += 1
             s.unweighed_fall_tp += bool(why)
             s.fall_grams_right += 1
-            s.latency_fall.append(min(e["decided_ms"] for e in group) - t)
+            latency = min(e["decided_ms"] for e in group) - t
+            s.latency_fall.append(latency)
+            outcomes = "+".join(sorted({p.get("outcome") or "?" for p in record["pieces"]}))
+            s.falls_timed.append(
+                (
+                    latency,
+                    f"{label} fall at {t:.0f} decided {latency:.0f} ms after it left: "
+                    f"{record['grams']} g off {record['zones']}, {outcomes}",
+                )
+            )
             if all("items" in e for e in group):
                 s.fall_items += 1
                 found = Counter(item for e in group for item in e["items"])

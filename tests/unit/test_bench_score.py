@@ -185,3 +185,34 @@ def test_a_topple_is_found_whether_left_ms_says_it_began_to_leave_or_lost_contac
         truth += [place, fall]
     score = score_trace(truth, [])
     assert (score.unweighed, score.unweighed_falls, score.caught_topples) == (1, 1, 0)
+
+
+def _fall(t_ms: float, zone: int, grams: float, item: str, outcome: str) -> dict:
+    piece = {"piece": f"{item}#1", "item": item, "zone": zone, "grams": grams}
+    piece |= {"start_ms": t_ms - 150.0, "leave_ms": t_ms, "outcome": outcome}
+    return {"type": "fall", "t_ms": t_ms, "grams": grams, "zones": [zone], "items": [item]} | {
+        "pieces": [piece]
+    }
+
+
+def test_the_falls_decided_late_are_listed_latest_first(capsys):
+    # `--late MS` (issue 11's 80 SPS fall p99 of 450 ms): every fall found and weighed right
+    # that came more than MS after it left, latest first, with what it was; not the others
+    from bench.detection.__main__ import print_late
+    from bench.detection.score import Score
+
+    truth = [_fall(5000.0, 9, 2.4, "rat", "landed"), _fall(20000.0, 3, 6.1, "barrel", "caught")]
+    events = [
+        {"type": "fall", "t_ms": 4990.0, "decided_ms": 5480.0, "grams": 2.5, "zones": [9]},
+        {"type": "fall", "t_ms": 19990.0, "decided_ms": 20260.0, "grams": 6.0, "zones": [3]},
+    ]
+    both = Score()
+    both.add(score_trace(truth, events, "a"))
+    both.add(score_trace(truth[:1], [events[0] | {"decided_ms": 5700.0}], "b"))
+    print_late("set", both, 450.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "[set] falls decided over 450 ms after they left: 2"
+    assert lines[1:] == [
+        "  b fall at 5000 decided 700 ms after it left: 2.4 g off [9], landed",
+        "  a fall at 5000 decided 480 ms after it left: 2.4 g off [9], landed",
+    ]
