@@ -35,9 +35,11 @@ def mat_still_weighing(det, k):
         and mat_began_since(det, det.onset_k)
         and k - table.onset_k < table.settle_fall_n
         and det.area_n
-        and len(det.cargo.zones[measure.loaded_zone(det) + 1]) > 0
-        and table.weighted_mean(k, table.settle_n) >= det.floor_g
     ):
+        return False
+    loaded = measure.loaded_zone(det)
+    aboard = det.cargo.zones[loaded + 1]
+    if not aboard or table.weighted_mean(k, table.settle_n) < det.floor_g:
         return False
     landed = None
     if k - table.onset_k >= det.mat_steady_n:
@@ -46,8 +48,6 @@ def mat_still_weighing(det, k):
         landed = ringing_level(table, k, det.mat_ring_n)
     if landed is None or landed < det.floor_g:
         return True
-    loaded = measure.loaded_zone(det)
-    aboard = det.cargo.zones[loaded + 1]
     if measure.subset_fit(landed, aboard, det.items) > tuning.FRESH_CARGO_ERRORS:
         return False
     lost = measure.losses(det, measure.zone_change(det, k, det.stable_w))
